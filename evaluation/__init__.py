@@ -1,0 +1,1 @@
+"""Evaluation on public benchmark sets (read from ../shared/eval, never copied)."""

@@ -1,0 +1,73 @@
+"""Reading the public evaluation sets from their folder (../shared/eval by default)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orchestration.paths import REPO_ROOT
+from perception.errors import RequestError
+
+DEFAULT_DATA = REPO_ROOT.parent / "shared" / "eval"
+SET_FOLDERS = {"scifact": "scifact", "multihop": "multihop_rag", "hotpotqa": "hotpotqa", "rgb": "rgb"}
+DEFAULT_QUERIES = {"scifact": "queries_test.jsonl", "multihop": "queries_dev.jsonl", "hotpotqa": "queries.jsonl"}
+
+
+@dataclass
+class EvalQuery:
+    """One benchmark question with what counts as a correct retrieval."""
+
+    id: str
+    text: str
+    type: str = ""
+    relevance: dict[str, int] = field(default_factory=dict)  # doc id -> graded relevance
+    facts: list[str] = field(default_factory=list)           # MultiHop-RAG evidence facts
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+def set_folder(name: str, data_dir: Path | None) -> Path:
+    """The folder of a set; RequestError says where it was looked for and how to point elsewhere."""
+    folder = (data_dir or DEFAULT_DATA) / SET_FOLDERS[name]
+    if not folder.is_dir():
+        raise RequestError(f"evaluation data for '{name}' not found at {folder}; pass --data DIR "
+                           f"(the folder holding {SET_FOLDERS[name]}/)", field="data")
+    return folder
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    if not path.is_file():
+        raise RequestError(f"query file {path} not found", field="queries")
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def read_qrels(path: Path) -> dict[str, dict[str, int]]:
+    """BEIR qrels: query id -> {doc id: relevance}."""
+    out: dict[str, dict[str, int]] = {}
+    with path.open(encoding="utf-8") as handle:
+        for row in csv.DictReader(handle, delimiter="\t"):
+            out.setdefault(row["query-id"], {})[row["corpus-id"]] = int(row["score"])
+    return out
+
+
+def load_queries(name: str, folder: Path, queries: Path | None = None) -> list[EvalQuery]:
+    """The set's queries (or those of another split in the same format)."""
+    path = queries or folder / DEFAULT_QUERIES[name]
+    records = read_jsonl(path)
+    if name == "scifact":
+        qrels_dir = folder / "qrels"
+        split = "test" if queries is None else path.stem.replace("queries_", "")
+        qrels = read_qrels(qrels_dir / f"{split}.tsv" if (qrels_dir / f"{split}.tsv").is_file() else qrels_dir / "test.tsv")
+        return [EvalQuery(r["_id"], r["text"], relevance=qrels[r["_id"]], raw=r) for r in records if r["_id"] in qrels]
+    if name == "multihop":
+        return [EvalQuery(r["_id"], r["text"], type=r["question_type"],
+                          facts=[e["fact"] for e in r.get("evidence", [])],
+                          relevance={e["doc_id"]: 1 for e in r.get("evidence", [])}, raw=r) for r in records]
+    if name == "hotpotqa":
+        qrels = read_qrels(folder / "qrels.tsv")
+        return [EvalQuery(r["_id"], r["text"], type=r.get("type", ""), relevance=qrels.get(r["_id"], {}), raw=r)
+                for r in records]
+    raise RequestError(f"no query reader for set '{name}'", field="sets")

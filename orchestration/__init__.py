@@ -1,0 +1,1 @@
+"""Orchestration agent: knowledge bases, retrievers, router, fusion and answer composers."""

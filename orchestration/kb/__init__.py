@@ -1,0 +1,1 @@
+"""Knowledge bases: documents, ingestion, chunking, the on-disk store and its manifest."""

@@ -1,0 +1,247 @@
+"""Building a knowledge base: read, chunk, tag entities, index, write, switch.
+
+`ingest()` is what `sightline ingest` runs. It never damages the build being served: it
+writes a new build directory, writes the manifest last, then switches `current` to it
+atomically. Embeddings of chunks whose text did not change are reused from the current
+build, so updating a large knowledge base only embeds what is new. Nothing about the input
+raises: every document that cannot be used is reported with its file, line and reason.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+from tqdm import tqdm
+
+from perception import extract_entities
+from perception.errors import KnowledgeBaseError
+
+from ..retrieval.bm25 import BM25Index
+from ..retrieval.dense import DenseIndex
+from ..retrieval.embedder import Embedder
+from ..retrieval.filters import FilterColumns
+from ..retrieval.tokenize import tokenize
+from . import layout
+from .chunking import chunk_text
+from .config import KBSettings
+from .documents import Document, Skipped, iter_documents
+from .manifest import read_manifest, write_manifest
+from .store import ChunkStore, StoredChunk, write_store
+
+EMBED_BATCH = 64
+
+
+@dataclass
+class IngestReport:
+    """What an ingest did: counts, skipped inputs with reasons, where the build is."""
+
+    kb: str
+    documents: int = 0
+    chunks: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    embedded: int = 0
+    reused_vectors: int = 0
+    unchanged: bool = False
+    build_dir: Path | None = None
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"kb": self.kb, "documents": self.documents, "chunks": self.chunks,
+                "embedded": self.embedded, "reused_vectors": self.reused_vectors,
+                "unchanged": self.unchanged, "build_dir": str(self.build_dir) if self.build_dir else None,
+                "seconds": round(self.seconds, 2),
+                "skipped": [{"origin": s.origin, "reason": s.reason} for s in self.skipped]}
+
+    def summary(self) -> str:
+        """The final report a person reads after an ingest."""
+        head = (f"knowledge base '{self.kb}': unchanged, nothing rebuilt ({self.documents} documents, "
+                f"{self.chunks} chunks)" if self.unchanged else
+                f"knowledge base '{self.kb}': {self.documents} documents, {self.chunks} chunks written "
+                f"({self.embedded} embedded, {self.reused_vectors} reused) in {self.seconds:.1f}s -> {self.build_dir}")
+        lines = [head, f"skipped {len(self.skipped)} input(s)" + (":" if self.skipped else "")]
+        lines += [f"  - {s}" for s in self.skipped]
+        return "\n".join(lines)
+
+
+def _load_documents(paths: Iterable[Path], report: IngestReport) -> list[Document]:
+    """Documents from all paths, duplicates of an id skipped with a pointer to the first."""
+    documents: list[Document] = []
+    first_seen: dict[str, str] = {}
+    for item in iter_documents(list(paths)):
+        if isinstance(item, Skipped):
+            report.skipped.append(item)
+        elif item.id in first_seen:
+            report.skipped.append(Skipped(item.origin, f"duplicate document id '{item.id}' "
+                                                       f"(first seen at {first_seen[item.id]})"))
+        else:
+            first_seen[item.id] = item.origin
+            documents.append(item)
+    return documents
+
+
+# Code whose change alters what a build contains: a new version of any of these rebuilds the
+# index on the next ingest (unchanged chunk texts keep their embeddings, so it stays cheap).
+_PIPELINE_FILES = (
+    Path(__file__).with_name("chunking.py"),
+    Path(__file__).with_name("documents.py"),
+    Path(__file__).with_name("metadata.py"),
+    Path(__file__).parents[1] / "retrieval" / "tokenize.py",
+    Path(__file__).parents[1] / "retrieval" / "bm25.py",
+    Path(__file__).parents[1] / "retrieval" / "stopwords_en.txt",
+    Path(__file__).parents[1] / "retrieval" / "stopwords_zh.txt",
+)
+
+
+def _source_checksum(documents: list[Document], settings: KBSettings, embedder: Embedder) -> str:
+    """A hash of everything that determines the build's content: inputs, settings, pipeline code."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps([embedder.name, settings.chunk_words, settings.overlap_words,
+                              settings.dense.hnsw_threshold]).encode())
+    for path in _PIPELINE_FILES:
+        digest.update(path.read_bytes())
+    for doc in documents:
+        digest.update(json.dumps([doc.id, doc.title, doc.text, doc.metadata], sort_keys=True,
+                                 ensure_ascii=False).encode())
+    return digest.hexdigest()
+
+
+def _chunk_documents(documents: list[Document], settings: KBSettings, progress: bool) -> list[StoredChunk]:
+    chunks: list[StoredChunk] = []
+    for doc in tqdm(documents, desc="chunking", unit="doc", disable=not progress, file=sys.stderr):
+        for piece in chunk_text(doc.text, settings.chunk_words, settings.overlap_words):
+            metadata = dict(doc.metadata, title=doc.title)
+            if piece.section:
+                metadata.setdefault("section", piece.section)
+            indexed = f"{doc.title}\n{piece.text}" if doc.title else piece.text
+            entities = [e.to_dict() for e in extract_entities(indexed)]
+            chunks.append(StoredChunk(
+                row=len(chunks), chunk_id=f"{doc.id}#{piece.position}", doc_id=doc.id,
+                title=doc.title, section=piece.section, position=piece.position, text=piece.text,
+                metadata=metadata, entities=entities,
+                text_hash=hashlib.sha256(indexed.encode("utf-8")).hexdigest()))
+    return chunks
+
+
+def _previous_vectors(kb_dir: Path, embedder: Embedder) -> tuple[dict[str, int], DenseIndex | None]:
+    """text_hash -> row of the current build and its dense index, when the embedder matches."""
+    current = layout.current_build(kb_dir)
+    if current is None:
+        return {}, None
+    try:
+        manifest = read_manifest(current, "")
+        if manifest.get("embedder", {}).get("name") != embedder.name:
+            return {}, None
+        return ChunkStore(current / "chunks.sqlite").rows_by_hash(), DenseIndex.load(current / "dense")
+    except KnowledgeBaseError:
+        return {}, None
+
+
+def _embed(chunks: list[StoredChunk], embedder: Embedder, kb_dir: Path, report: IngestReport,
+           progress: bool, reuse: bool = True) -> np.ndarray:
+    """Vectors for all chunks: reused from the current build where the text is unchanged
+    (unless `reuse` is False), encoded otherwise."""
+    vectors = np.zeros((len(chunks), embedder.dim), dtype=np.float32)
+    old_rows, old_index = _previous_vectors(kb_dir, embedder) if reuse else ({}, None)
+    reusable = [(c.row, old_rows[c.text_hash]) for c in chunks if c.text_hash in old_rows]
+    if reusable and old_index is not None:
+        new_rows, prev_rows = (np.array(x) for x in zip(*reusable))
+        vectors[new_rows] = old_index.reconstruct(prev_rows)
+        report.reused_vectors = len(reusable)
+    reused = {row for row, _ in reusable} if old_index is not None else set()
+    todo = [c for c in chunks if c.row not in reused]
+    bar = tqdm(total=len(todo), desc="embedding", unit="chunk", disable=not progress, file=sys.stderr)
+    for start in range(0, len(todo), EMBED_BATCH):
+        batch = todo[start:start + EMBED_BATCH]
+        vectors[[c.row for c in batch]] = embedder.encode([c.indexed_text for c in batch], batch_size=EMBED_BATCH)
+        bar.update(len(batch))
+    bar.close()
+    report.embedded = len(todo)
+    return vectors
+
+
+def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterable[Path] | None = None,
+           rebuild: bool = False, progress: bool = True,
+           on_stage: Callable[[str], None] | None = None) -> IngestReport:
+    """Build (or update) a knowledge base from its documents and switch serving to it.
+
+    Args:
+        settings: the knowledge base's settings (chunking, dense index, paths).
+        kb_dir: its directory under the data dir.
+        embedder: the embedding model (loaded on first use).
+        paths: files and folders to read; defaults to `settings.paths`.
+        rebuild: build even when the inputs are unchanged, and embed everything anew.
+        progress: show progress bars on stderr.
+        on_stage: called with each stage name (used by tests to interrupt a build).
+
+    Returns:
+        The report; `unchanged` is True when nothing needed building.
+
+    Raises:
+        KnowledgeBaseError: no usable document at all (the report's reasons are in the message).
+    """
+    started = time.perf_counter()
+    stage = on_stage or (lambda _name: None)
+    report = IngestReport(kb=settings.name)
+    documents = _load_documents(paths if paths is not None else settings.paths, report)
+    report.documents = len(documents)
+    if not documents:
+        reasons = "; ".join(str(s) for s in report.skipped[:5]) or "no input files"
+        raise KnowledgeBaseError(f"knowledge base '{settings.name}': no usable documents ({reasons})",
+                                 field="paths")
+    checksum = _source_checksum(documents, settings, embedder)
+    current = layout.current_build(kb_dir)
+    if current is not None and not rebuild:
+        try:
+            manifest = read_manifest(current, "")
+            if manifest.get("source_checksum") == checksum:
+                report.unchanged, report.build_dir = True, current
+                report.chunks = manifest["counts"]["chunks"]
+                report.seconds = time.perf_counter() - started
+                return report
+        except KnowledgeBaseError:
+            pass  # damaged current build: build a new one
+    kb_dir.mkdir(parents=True, exist_ok=True)
+    layout.prune(kb_dir)
+    build_dir = layout.new_build_dir(kb_dir)
+    try:
+        stage("chunk")
+        chunks = _chunk_documents(documents, settings, progress)
+        report.chunks = len(chunks)
+        stage("store")
+        write_store(build_dir / "chunks.sqlite", chunks)
+        stage("bm25")
+        BM25Index.build(tokenize(c.indexed_text) for c in chunks).save(build_dir / "bm25")
+        stage("columns")
+        FilterColumns.build(c.metadata for c in chunks).save(build_dir / "columns")
+        stage("embed")
+        vectors = _embed(chunks, embedder, kb_dir, report, progress, reuse=not rebuild)
+        stage("dense")
+        DenseIndex.build(vectors, settings.dense).save(build_dir / "dense")
+        stage("manifest")
+        write_manifest(build_dir, {
+            "kb": settings.name,
+            "built_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "embedder": {"name": embedder.name, "dim": embedder.dim},
+            "counts": {"documents": len(documents), "chunks": len(chunks), "skipped": len(report.skipped)},
+            "settings": {"chunk_words": settings.chunk_words, "overlap_words": settings.overlap_words,
+                         "dense_kind": "hnsw" if len(chunks) >= settings.dense.hnsw_threshold else "flat"},
+            "source_checksum": checksum,
+        })
+        stage("switch")
+        layout.switch_to(kb_dir, build_dir)
+    except BaseException:
+        shutil.rmtree(build_dir, ignore_errors=True)
+        raise
+    layout.prune(kb_dir)
+    report.build_dir = build_dir
+    report.seconds = time.perf_counter() - started
+    return report

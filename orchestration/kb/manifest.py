@@ -1,0 +1,82 @@
+"""The manifest of a knowledge base build: what built it, what it holds, checksums.
+
+It is written last, so a build directory without a manifest is an unfinished build. Opening
+a knowledge base checks every file the manifest lists exists with its recorded size;
+`verify()` also re-computes the checksums.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from perception.errors import IndexUnavailable
+
+MANIFEST = "manifest.json"
+FORMAT_VERSION = 1
+
+
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def describe_files(build_dir: Path) -> dict[str, dict[str, Any]]:
+    """{relative path: {bytes, sha256}} for every file of a build except the manifest."""
+    out = {}
+    for path in sorted(p for p in build_dir.rglob("*") if p.is_file() and p.name != MANIFEST):
+        out[path.relative_to(build_dir).as_posix()] = {"bytes": path.stat().st_size,
+                                                       "sha256": file_sha256(path)}
+    return out
+
+
+def write_manifest(build_dir: Path, manifest: dict[str, Any]) -> None:
+    """Write the manifest atomically (temp file, fsync, rename)."""
+    body = dict(manifest, format_version=FORMAT_VERSION, files=describe_files(build_dir))
+    tmp = build_dir / (MANIFEST + ".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        json.dump(body, handle, indent=2, ensure_ascii=False)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, build_dir / MANIFEST)
+
+
+def read_manifest(build_dir: Path, rebuild_hint: str) -> dict[str, Any]:
+    """The manifest of a build, after checking its files exist with their recorded sizes.
+
+    Raises:
+        IndexUnavailable: naming the directory, what is wrong and `rebuild_hint`.
+    """
+    path = build_dir / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise IndexUnavailable(f"{build_dir} has no manifest (unfinished or damaged build); "
+                               f"{rebuild_hint}", field=str(build_dir)) from None
+    except (OSError, ValueError) as exc:
+        raise IndexUnavailable(f"{path} is unreadable ({exc}); {rebuild_hint}", field=str(build_dir)) from exc
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise IndexUnavailable(f"{build_dir} was built by an incompatible version "
+                               f"(format {manifest.get('format_version')}, expected {FORMAT_VERSION}); "
+                               f"{rebuild_hint}", field=str(build_dir))
+    for name, info in manifest.get("files", {}).items():
+        file = build_dir / name
+        if not file.is_file():
+            raise IndexUnavailable(f"{build_dir}: file {name} is missing; {rebuild_hint}", field=str(build_dir))
+        if file.stat().st_size != info["bytes"]:
+            raise IndexUnavailable(f"{build_dir}: file {name} has {file.stat().st_size} bytes, the manifest "
+                                   f"says {info['bytes']} (corrupted); {rebuild_hint}", field=str(build_dir))
+    return manifest
+
+
+def verify(build_dir: Path, manifest: dict[str, Any]) -> list[str]:
+    """Files whose SHA-256 differs from the manifest (empty when the build is intact)."""
+    return [name for name, info in manifest.get("files", {}).items()
+            if file_sha256(build_dir / name) != info["sha256"]]

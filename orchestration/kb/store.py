@@ -1,0 +1,136 @@
+"""The chunk store: chunk text, metadata and entities in SQLite, one row per chunk.
+
+Row numbers (0..n-1) are shared with the BM25 and FAISS indexes. Serving opens the file
+read-only and immutable; each process (gunicorn worker) opens its own connection lazily,
+because a SQLite connection must not cross a fork.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from perception.errors import IndexUnavailable
+
+SCHEMA = """
+CREATE TABLE chunks (
+    row INTEGER PRIMARY KEY,
+    chunk_id TEXT NOT NULL UNIQUE,
+    doc_id TEXT NOT NULL,
+    title TEXT NOT NULL,
+    section TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    entities TEXT NOT NULL,
+    text_hash TEXT NOT NULL
+);
+CREATE INDEX chunks_doc ON chunks(doc_id);
+"""
+
+
+@dataclass
+class StoredChunk:
+    """One chunk as stored: text without the title, metadata including the title."""
+
+    row: int
+    chunk_id: str
+    doc_id: str
+    title: str
+    section: str
+    position: int
+    text: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    entities: list[dict] = field(default_factory=list)
+    text_hash: str = ""
+
+    @property
+    def indexed_text(self) -> str:
+        """What the retrievers index: the title kept with every chunk, then the text."""
+        return f"{self.title}\n{self.text}" if self.title else self.text
+
+
+def write_store(path: Path, chunks: Iterable[StoredChunk]) -> int:
+    """Create a new store file holding `chunks` (rows must be 0..n-1 in order); returns n."""
+    conn = sqlite3.connect(path)
+    try:
+        conn.executescript(SCHEMA)
+        count = 0
+        with conn:
+            for chunk in chunks:
+                conn.execute(
+                    "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    (chunk.row, chunk.chunk_id, chunk.doc_id, chunk.title, chunk.section,
+                     chunk.position, chunk.text, json.dumps(chunk.metadata, ensure_ascii=False),
+                     json.dumps(chunk.entities, ensure_ascii=False), chunk.text_hash))
+                count += 1
+        return count
+    finally:
+        conn.close()
+
+
+class ChunkStore:
+    """Read-only access to a store file; safe to share across fork (connections per process)."""
+
+    def __init__(self, path: Path) -> None:
+        if not path.is_file():
+            raise IndexUnavailable(f"chunk store {path} is missing", field=str(path))
+        self.path = path
+        self._local = threading.local()
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None or getattr(self._local, "pid", None) != os.getpid():
+            uri = f"file:{self.path}?mode=ro&immutable=1"
+            try:
+                conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+                conn.execute("SELECT 1 FROM chunks LIMIT 1")
+            except sqlite3.DatabaseError as exc:
+                raise IndexUnavailable(f"chunk store {self.path} is unreadable ({exc})",
+                                       field=str(self.path)) from exc
+            self._local.conn, self._local.pid = conn, os.getpid()
+        return conn
+
+    def count(self) -> int:
+        """Number of chunks."""
+        return self._conn().execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+
+    def get_rows(self, rows: Sequence[int]) -> list[StoredChunk]:
+        """The chunks at these rows, in the order asked."""
+        if not len(rows):
+            return []
+        wanted = [int(r) for r in rows]
+        found: dict[int, StoredChunk] = {}
+        for start in range(0, len(wanted), 900):  # SQLite's bound-parameter limit
+            part = wanted[start:start + 900]
+            marks = ",".join("?" * len(part))
+            for rec in self._conn().execute(f"SELECT * FROM chunks WHERE row IN ({marks})", part):
+                found[rec[0]] = _from_record(rec)
+        return [found[r] for r in wanted if r in found]
+
+    def iter_all(self, batch: int = 2000) -> Iterable[StoredChunk]:
+        """Every chunk in row order."""
+        last = -1
+        while True:
+            records = self._conn().execute(
+                "SELECT * FROM chunks WHERE row > ? ORDER BY row LIMIT ?", (last, batch)).fetchall()
+            if not records:
+                return
+            for rec in records:
+                yield _from_record(rec)
+            last = records[-1][0]
+
+    def rows_by_hash(self) -> dict[str, int]:
+        """text_hash -> row, to reuse embeddings of unchanged chunks on a rebuild."""
+        return {h: r for r, h in self._conn().execute("SELECT row, text_hash FROM chunks")}
+
+
+def _from_record(rec: tuple) -> StoredChunk:
+    return StoredChunk(row=rec[0], chunk_id=rec[1], doc_id=rec[2], title=rec[3], section=rec[4],
+                       position=rec[5], text=rec[6], metadata=json.loads(rec[7]),
+                       entities=json.loads(rec[8]), text_hash=rec[9])

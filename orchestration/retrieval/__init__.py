@@ -1,0 +1,1 @@
+"""Retrievers (BM25, dense), filters, fusion and the credibility multiplier."""

@@ -1,0 +1,207 @@
+"""Metadata filters applied inside retrieval, with a reason for every rejected chunk.
+
+At build time the filterable metadata of every chunk is written as small columns (a day
+number and category codes). A filter becomes one boolean mask over all rows, which both
+arms apply before they take their top k, so a filter never starves the result list. The
+reasons ("status=draft not in [effective]", "published_at=2021-03-15 < 2023-01-01") are only
+computed for candidates that would have ranked without the filter.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from ..kb.metadata import DOCUMENT_DATE_FIELDS, document_date
+
+EPOCH = dt.date(1970, 1, 1)
+NO_DATE = np.iinfo(np.int32).min
+CATEGORICAL = ("status", "doc_type", "source")
+
+
+def _day(value: dt.date) -> int:
+    return (value - EPOCH).days
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a retrieval task may return. Empty tuples and None mean "no condition".
+
+    Attributes:
+        time_start / time_end: inclusive window on the document date (published, else
+            updated, else effective).
+        status, doc_type, source: allowed values (case-insensitive).
+        exclude_status: values never returned (e.g. draft, superseded).
+        keep_undated: whether chunks with no date pass a time window.
+    """
+
+    time_start: dt.date | None = None
+    time_end: dt.date | None = None
+    status: tuple[str, ...] = ()
+    doc_type: tuple[str, ...] = ()
+    source: tuple[str, ...] = ()
+    exclude_status: tuple[str, ...] = ()
+    keep_undated: bool = False
+
+    @property
+    def empty(self) -> bool:
+        """True when the filter lets everything through."""
+        return not (self.time_start or self.time_end or self.status or self.doc_type
+                    or self.source or self.exclude_status)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: only the conditions that are set; dates as ISO strings."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value in (None, (), False):
+                continue
+            out[f.name] = value.isoformat() if isinstance(value, dt.date) else (
+                list(value) if isinstance(value, tuple) else value)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> "Filters":
+        """Inverse of to_dict; accepts lists or single strings for the value lists."""
+        data = dict(data or {})
+        kwargs: dict[str, Any] = {}
+        for key in ("time_start", "time_end"):
+            if data.get(key):
+                value = data[key]
+                kwargs[key] = value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value)[:10])
+        for key in CATEGORICAL + ("exclude_status",):
+            value = data.get(key) or ()
+            kwargs[key] = tuple([value] if isinstance(value, str) else value)
+        kwargs["keep_undated"] = bool(data.get("keep_undated", False))
+        return cls(**kwargs)
+
+
+@dataclass
+class FilterColumns:
+    """Per-row filterable metadata: a day number and category codes, plus ACL groups."""
+
+    day: np.ndarray                       # int32, NO_DATE when the chunk has no date
+    codes: dict[str, np.ndarray]          # name -> int32 code per row, -1 when absent
+    vocab: dict[str, list[str]]           # name -> value of each code (lower case)
+    acl_code: np.ndarray                  # int32 code per row into acl_groups
+    acl_groups: list[list[str]] = field(default_factory=list)  # code -> groups ([] = public)
+
+    # --- build and persistence ---------------------------------------------------------
+
+    @classmethod
+    def build(cls, metadatas: Iterable[dict[str, Any]]) -> "FilterColumns":
+        """Columns for chunks given their metadata, in row order."""
+        days: list[int] = []
+        codes: dict[str, list[int]] = {name: [] for name in CATEGORICAL}
+        index: dict[str, dict[str, int]] = {name: {} for name in CATEGORICAL}
+        acl_index: dict[tuple[str, ...], int] = {(): 0}
+        acl_codes: list[int] = []
+        for meta in metadatas:
+            date = document_date(meta)
+            days.append(_day(date) if date else NO_DATE)
+            for name in CATEGORICAL:
+                value = meta.get(name)
+                codes[name].append(-1 if value is None else
+                                   index[name].setdefault(str(value).lower(), len(index[name])))
+            groups = tuple(meta.get("acl") or ())
+            acl_codes.append(acl_index.setdefault(groups, len(acl_index)))
+        return cls(
+            day=np.asarray(days, dtype=np.int32),
+            codes={n: np.asarray(c, dtype=np.int32) for n, c in codes.items()},
+            vocab={n: list(index[n]) for n in CATEGORICAL},
+            acl_code=np.asarray(acl_codes, dtype=np.int32),
+            acl_groups=[list(g) for g in acl_index],
+        )
+
+    def save(self, directory: Path) -> None:
+        """Write the columns as .npy files plus a JSON vocabulary."""
+        directory.mkdir(parents=True, exist_ok=True)
+        np.save(directory / "day.npy", self.day)
+        np.save(directory / "acl.npy", self.acl_code)
+        for name, array in self.codes.items():
+            np.save(directory / f"{name}.npy", array)
+        (directory / "vocab.json").write_text(
+            json.dumps({"vocab": self.vocab, "acl_groups": self.acl_groups}, ensure_ascii=False),
+            encoding="utf-8")
+
+    @classmethod
+    def load(cls, directory: Path) -> "FilterColumns":
+        """Map saved columns read-only."""
+        meta = json.loads((directory / "vocab.json").read_text(encoding="utf-8"))
+        return cls(
+            day=np.load(directory / "day.npy", mmap_mode="r"),
+            codes={n: np.load(directory / f"{n}.npy", mmap_mode="r") for n in CATEGORICAL},
+            vocab=meta["vocab"],
+            acl_code=np.load(directory / "acl.npy", mmap_mode="r"),
+            acl_groups=meta["acl_groups"],
+        )
+
+    # --- evaluation --------------------------------------------------------------------
+
+    def acl_mask(self, groups: Sequence[str] | None) -> np.ndarray | None:
+        """Rows the caller may see: public rows plus rows sharing a group with the caller.
+
+        None means no ACL enforcement (operator tools); returns None then.
+        """
+        if groups is None:
+            return None
+        caller = set(groups)
+        visible = np.array([not g or bool(caller.intersection(g)) for g in self.acl_groups])
+        return visible[self.acl_code]
+
+    def _codes_for(self, name: str, values: Sequence[str]) -> list[int]:
+        wanted = {v.lower() for v in values}
+        return [code for code, value in enumerate(self.vocab[name]) if value in wanted]
+
+    def mask(self, filters: Filters) -> np.ndarray | None:
+        """Rows that pass `filters` (ACL excluded); None when the filter is empty."""
+        if filters.empty:
+            return None
+        allowed = np.ones(self.day.shape[0], dtype=bool)
+        if filters.time_start or filters.time_end:
+            dated = self.day != NO_DATE
+            in_window = dated.copy()
+            if filters.time_start:
+                in_window &= self.day >= _day(filters.time_start)
+            if filters.time_end:
+                in_window &= self.day <= _day(filters.time_end)
+            allowed &= in_window | (~dated if filters.keep_undated else False)
+        for name in CATEGORICAL:
+            values = getattr(filters, name)
+            if values:
+                allowed &= np.isin(self.codes[name], self._codes_for(name, values))
+        if filters.exclude_status:
+            allowed &= ~np.isin(self.codes["status"], self._codes_for("status", filters.exclude_status))
+        return allowed
+
+    def _value(self, name: str, row: int) -> str | None:
+        code = int(self.codes[name][row])
+        return None if code < 0 else self.vocab[name][code]
+
+    def reason(self, row: int, filters: Filters) -> str:
+        """Why `row` fails `filters`: the first condition it breaks, as `field=value op bound`."""
+        day = int(self.day[row])
+        date_name = "/".join(DOCUMENT_DATE_FIELDS[:1])
+        if filters.time_start or filters.time_end:
+            if day == NO_DATE and not filters.keep_undated:
+                return f"{date_name}=missing, window requires a date"
+            if day != NO_DATE:
+                date = EPOCH + dt.timedelta(days=day)
+                if filters.time_start and date < filters.time_start:
+                    return f"{date_name}={date.isoformat()} < {filters.time_start.isoformat()}"
+                if filters.time_end and date > filters.time_end:
+                    return f"{date_name}={date.isoformat()} > {filters.time_end.isoformat()}"
+        for name in CATEGORICAL:
+            values = getattr(filters, name)
+            value = self._value(name, row)
+            if values and (value is None or value not in {v.lower() for v in values}):
+                return f"{name}={value or 'missing'} not in [{', '.join(values)}]"
+        status = self._value("status", row)
+        if status and status in {v.lower() for v in filters.exclude_status}:
+            return f"status={status} excluded"
+        return "filtered"

@@ -1,0 +1,92 @@
+"""Fusing ranked lists: weighted reciprocal-rank fusion (default) or weighted score sum.
+
+Used twice: to merge the keyword and vector arms of one task, and to merge the tasks of a
+plan. Both methods accept empty lists and lists whose weight is zero; an item's fused entry
+keeps the rank and raw score it had in every list, so the trace can show why it ranked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Hashable, Sequence
+
+from perception.errors import ConfigError
+
+
+@dataclass
+class RankedList:
+    """One list to fuse: (key, score) pairs best first, with the list's name and weight."""
+
+    name: str
+    weight: float
+    items: Sequence[tuple[Hashable, float]]
+
+
+@dataclass
+class Fused:
+    """An item after fusion: its fused score and where it stood in each input list."""
+
+    key: Hashable
+    score: float
+    ranks: dict[str, int] = field(default_factory=dict)    # list name -> 1-based rank
+    scores: dict[str, float] = field(default_factory=dict)  # list name -> raw score
+
+
+def _rrf(lists: Sequence[RankedList], k: float) -> dict[Hashable, float]:
+    """sum over lists of weight / (k + rank)."""
+    fused: dict[Hashable, float] = {}
+    for ranked in lists:
+        for rank, (key, _score) in enumerate(ranked.items, start=1):
+            fused[key] = fused.get(key, 0.0) + ranked.weight / (k + rank)
+    return fused
+
+
+def _weighted_sum(lists: Sequence[RankedList], k: float) -> dict[Hashable, float]:
+    """sum over lists of weight x min-max normalised score (a lone item normalises to 1)."""
+    fused: dict[Hashable, float] = {}
+    for ranked in lists:
+        if not ranked.items:
+            continue
+        values = [s for _, s in ranked.items]
+        low, high = min(values), max(values)
+        span = high - low
+        for key, score in ranked.items:
+            norm = (score - low) / span if span > 0 else 1.0
+            fused[key] = fused.get(key, 0.0) + ranked.weight * norm
+    return fused
+
+
+METHODS = {"rrf": _rrf, "weighted_sum": _weighted_sum}
+
+
+class Fuser:
+    """Fuses ranked lists with one method chosen at construction.
+
+    Args:
+        method: "rrf" (default) or "weighted_sum".
+        k: the RRF constant (60 in the original paper); unused by weighted_sum.
+    """
+
+    def __init__(self, method: str = "rrf", k: float = 60.0) -> None:
+        if method not in METHODS:
+            raise ConfigError(f"unknown fusion method '{method}'; known: {', '.join(sorted(METHODS))}",
+                              field="fusion.method")
+        if k <= 0:
+            raise ConfigError(f"fusion k must be positive, got {k}", field="fusion.k")
+        self.method = method
+        self.k = k
+        self._combine = METHODS[method]
+
+    def fuse(self, lists: Sequence[RankedList]) -> list[Fused]:
+        """Fused items best first; ties broken by best single rank, then by key, for determinism."""
+        active = [ranked for ranked in lists if ranked.weight > 0]
+        totals = self._combine(active, self.k)
+        entries: dict[Hashable, Fused] = {key: Fused(key, score) for key, score in totals.items()}
+        for ranked in lists:
+            for rank, (key, score) in enumerate(ranked.items, start=1):
+                entry = entries.get(key)
+                if entry is not None and ranked.name not in entry.ranks:
+                    entry.ranks[ranked.name] = rank
+                    entry.scores[ranked.name] = float(score)
+        return sorted(entries.values(),
+                      key=lambda e: (-e.score, min(e.ranks.values(), default=0), str(e.key)))

@@ -1,0 +1,193 @@
+"""Running search requests against knowledge bases: filter, both arms, fuse, credibility.
+
+A `SearchRequest` is one retrieval task's query against one knowledge base. `Retriever.run`
+takes all requests of a user request at once so their vector queries are embedded in one
+batch. ACL filtering happens first, before anything is scored or logged: chunks a caller may
+not see are only counted, never named. Every other rejected candidate (one that would have
+ranked without the filter) is named in the trace with its reason.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from perception.errors import RequestError, UnknownKnowledgeBase
+
+from ..kb.knowledge_base import KnowledgeBase
+from ..trace import Trace
+from .credibility import CredibilityParams, credibility
+from .embedder import Embedder
+from .filters import Filters
+from .fusion import Fuser, RankedList
+from .scored import ScoredChunk
+from .tokenize import tokenize
+from .topk import top_k
+
+SEARCH_TYPES = ("keyword", "vector", "hybrid")
+
+
+@dataclass
+class SearchRequest:
+    """One query against one knowledge base.
+
+    Attributes:
+        id: the task id, used to name the ranked lists in ScoredChunk.ranks.
+        search: "keyword", "vector" or "hybrid" (both arms fused).
+        candidates: how many each arm returns before fusion (None: the KB's setting).
+        weights: arm weights overriding the knowledge base's fusion weights.
+    """
+
+    id: str
+    kb: str
+    query: str
+    search: str = "hybrid"
+    filters: Filters = field(default_factory=Filters)
+    top_k: int = 10
+    candidates: int | None = None
+    weights: dict[str, float] | None = None
+
+    def __post_init__(self) -> None:
+        if self.search not in SEARCH_TYPES:
+            raise RequestError(f"search must be one of {', '.join(SEARCH_TYPES)}, got '{self.search}'",
+                               field="search")
+        if self.top_k < 1:
+            raise RequestError(f"top_k must be at least 1, got {self.top_k}", field="top_k")
+
+
+class Retriever:
+    """Searches knowledge bases; cheap to construct, `warm_up()` maps indexes and loads the model."""
+
+    def __init__(self, knowledge_bases: dict[str, KnowledgeBase], embedder: Embedder,
+                 credibility_params: CredibilityParams | None = None) -> None:
+        self.knowledge_bases = knowledge_bases
+        self.embedder = embedder
+        self.credibility_params = credibility_params or CredibilityParams()
+
+    def warm_up(self) -> None:
+        for kb in self.knowledge_bases.values():
+            kb.warm_up()
+        self.embedder.warm_up()
+
+    def kb(self, name: str) -> KnowledgeBase:
+        """A knowledge base by name, opened; UnknownKnowledgeBase lists the known ones."""
+        if name not in self.knowledge_bases:
+            raise UnknownKnowledgeBase(
+                f"unknown knowledge base '{name}'; known: {', '.join(sorted(self.knowledge_bases))}", field="kb")
+        kb = self.knowledge_bases[name]
+        kb.warm_up()
+        return kb
+
+    def run(self, requests: Sequence[SearchRequest], trace: Trace, now: dt.date | None = None,
+            acl_groups: Sequence[str] | None = None, apply_credibility: bool = True
+            ) -> list[list[ScoredChunk]]:
+        """Results of each request, best first, at most top_k each.
+
+        Args:
+            requests: the searches; vector queries of all of them are embedded in one call.
+            trace: receives one operation per arm, fusion and credibility step.
+            now: the date recency is measured against (default: today, UTC).
+            acl_groups: the caller's groups; None disables ACL checks (operator tools).
+            apply_credibility: multiply fused scores by the credibility factor.
+        """
+        now = now or dt.datetime.now(dt.timezone.utc).date()
+        vector_queries = [r.query for r in requests if r.search in ("vector", "hybrid")]
+        vectors: dict[str, np.ndarray] = {}
+        if vector_queries:
+            with trace.operation("embed", model=self.embedder.name, queries=len(vector_queries)) as op:
+                encoded = self.embedder.encode(vector_queries)
+                op.input_count = op.output_count = len(vector_queries)
+            position = 0
+            for request in requests:
+                if request.search in ("vector", "hybrid"):
+                    vectors[request.id] = encoded[position]
+                    position += 1
+        return [self._run_one(r, vectors.get(r.id), trace, now, acl_groups, apply_credibility)
+                for r in requests]
+
+    # --- one request -------------------------------------------------------------------
+
+    def _run_one(self, request: SearchRequest, vector: np.ndarray | None, trace: Trace, now: dt.date,
+                 acl_groups: Sequence[str] | None, apply_credibility: bool) -> list[ScoredChunk]:
+        kb = self.kb(request.kb)
+        candidates = request.candidates or max(kb.settings.candidates, request.top_k)
+        visible = kb.columns.acl_mask(acl_groups)
+        filtered = kb.columns.mask(request.filters)
+        allowed = filtered if visible is None else (visible if filtered is None else visible & filtered)
+        hidden = 0 if visible is None else int((~visible).sum())
+        arms: list[RankedList] = []
+        weights = dict(kb.settings.fusion.weights, **(request.weights or {}))
+        if request.search in ("keyword", "hybrid"):
+            arms.append(self._keyword(kb, request, candidates, allowed, visible, hidden, weights, trace))
+        if request.search in ("vector", "hybrid") and vector is not None:
+            arms.append(self._vector(kb, request, vector, candidates, allowed, visible, hidden, weights, trace))
+        with trace.operation("fuse.arms", task=request.id, kb=kb.name, method=kb.settings.fusion.method,
+                             weights={a.name.split(":")[-1]: a.weight for a in arms}) as op:
+            fuser = Fuser(kb.settings.fusion.method, kb.settings.fusion.k)
+            fused = fuser.fuse(arms)
+            op.input_count = sum(len(a.items) for a in arms)
+            op.output_count = len(fused)
+        rows = [int(f.key) for f in fused]
+        chunks = kb.store.get_rows(rows)
+        results = []
+        for entry, chunk in zip(fused, chunks):
+            results.append(ScoredChunk(
+                chunk_id=chunk.chunk_id, kb=kb.name, text=chunk.text, title=chunk.title,
+                metadata=chunk.metadata, entities=chunk.entities, score=entry.score, fused=entry.score,
+                ranks=entry.ranks, scores=entry.scores))
+        if apply_credibility:
+            with trace.operation("credibility", task=request.id, kb=kb.name,
+                                 params=self.credibility_params.__dict__ | {"now": now.isoformat()}) as op:
+                for item in results:
+                    item.credibility, item.credibility_factors = credibility(item.metadata, now, self.credibility_params)
+                    item.score = item.fused * item.credibility
+                results.sort(key=lambda c: (-c.score, c.chunk_id))
+                op.input_count = len(results)
+                op.output_count = min(len(results), request.top_k)
+        results = results[:request.top_k]
+        return results
+
+    def _rejections(self, kb: KnowledgeBase, request: SearchRequest, unfiltered_rows: np.ndarray,
+                    allowed: np.ndarray | None) -> dict[str, str]:
+        """chunk_id -> reason for candidates that ranked without the filter but fail it."""
+        if allowed is None or request.filters.empty:
+            return {}
+        failing = [int(r) for r in unfiltered_rows if not allowed[r]]
+        ids = {c.row: c.chunk_id for c in kb.store.get_rows(failing)}
+        return {ids[r]: kb.columns.reason(r, request.filters) for r in failing if r in ids}
+
+    def _record(self, op, kb: KnowledgeBase, rows: np.ndarray, hidden: int) -> None:
+        op.input_count = kb.bm25.n_docs - hidden
+        op.output_count = len(rows)
+        op.kept = [c.chunk_id for c in kb.store.get_rows(rows)]
+
+    def _keyword(self, kb, request, candidates, allowed, visible, hidden, weights, trace) -> RankedList:
+        tokens = tokenize(request.query)
+        with trace.operation("retrieve.keyword", task=request.id, kb=kb.name, tokens=tokens, k=candidates,
+                             filters=request.filters.to_dict()) as op:
+            scores = kb.bm25.get_scores(tokens).astype(np.float32)
+            rows, values = top_k(scores, candidates, allowed=allowed, min_score=0.0)
+            if not request.filters.empty:
+                unfiltered, _ = top_k(scores, candidates, allowed=visible, min_score=0.0)
+                op.rejected = self._rejections(kb, request, unfiltered, allowed)
+            self._record(op, kb, rows, hidden)
+            if hidden:
+                op.reason = f"{hidden} chunk(s) outside the caller's ACL groups not searched"
+        return RankedList(f"{request.id}:keyword", weights.get("keyword", 0.0),
+                          list(zip(rows.tolist(), values.tolist())))
+
+    def _vector(self, kb, request, vector, candidates, allowed, visible, hidden, weights, trace) -> RankedList:
+        with trace.operation("retrieve.vector", task=request.id, kb=kb.name, k=candidates,
+                             index=kb.dense.kind, filters=request.filters.to_dict()) as op:
+            (rows, values), = kb.dense.search(vector[None, :], candidates, allowed=allowed)
+            if not request.filters.empty:
+                (unfiltered, _), = kb.dense.search(vector[None, :], candidates, allowed=visible)
+                op.rejected = self._rejections(kb, request, unfiltered, allowed)
+            self._record(op, kb, rows, hidden)
+            if hidden:
+                op.reason = f"{hidden} chunk(s) outside the caller's ACL groups not searched"
+        return RankedList(f"{request.id}:vector", weights.get("vector", 0.0),
+                          list(zip(rows.tolist(), values.tolist())))

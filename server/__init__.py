@@ -1,0 +1,1 @@
+"""Composition root: the agents loop, CLI, HTTP service, metrics and config reload."""

@@ -1,0 +1,165 @@
+"""The `sightline` command line: ingest, perceive, eval, bench (ask and serve follow).
+
+Every subcommand validates its arguments and reports a SightlineError as one line on stderr
+with exit status 1 (2 for usage errors), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from perception.errors import SightlineError
+
+
+def _date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO date: {text!r} (use YYYY-MM-DD)") from None
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+# --- ingest ---------------------------------------------------------------------------
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from orchestration.kb.config import KBSettings, load_kb_config
+    from orchestration.kb.ingest import ingest
+    from orchestration.retrieval.embedder import get_embedder
+
+    config = load_kb_config()
+    embedder = get_embedder(config.embedder, config.embedder_threads)
+    if args.demo:
+        if args.paths or args.kb:
+            raise SightlineError("--demo builds every configured knowledge base; give no PATH or --kb with it")
+        jobs = [(settings, None) for settings in config.knowledge_bases.values()]
+    else:
+        if not args.kb:
+            raise SightlineError("--kb NAME is required (or --demo to build the configured knowledge bases)",
+                                 field="kb")
+        if not args.paths:
+            raise SightlineError("give at least one PATH (a JSONL file or a folder of Markdown/text files)",
+                                 field="paths")
+        settings = config.knowledge_bases.get(args.kb)
+        if settings is None:
+            defaults = next(iter(config.knowledge_bases.values()))
+            settings = replace(defaults, name=args.kb, description="", paths=())
+        jobs = [(settings, [Path(p) for p in args.paths])]
+    reports = []
+    for settings, job_paths in jobs:
+        report = ingest(settings, config.kb_dir(settings.name), embedder, paths=job_paths,
+                        rebuild=args.rebuild, progress=not args.quiet and not args.json)
+        reports.append(report)
+        if not args.json:
+            print(report.summary())
+    if args.json:
+        print(json.dumps([r.to_dict() for r in reports], indent=2, ensure_ascii=False))
+    return 0
+
+
+# --- perceive -------------------------------------------------------------------------
+
+def cmd_perceive(args: argparse.Namespace) -> int:
+    from perception import PerceptionAgent
+
+    if not args.query.strip():
+        raise SightlineError("the query is empty; pass the question in quotes", field="query")
+    perception = PerceptionAgent().run(args.query, args.now)
+    if args.json:
+        print(json.dumps(perception.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        data = perception.to_dict()
+        print(f"language: {data['language']}\naction:   {data['action']}")
+        print("entities: " + ", ".join(f"{e['text']} ({e['label']}, {e['origin']})" for e in data["entities"]))
+        for key, value in data["constraints"].items():
+            print(f"{key}: {value}")
+        print("keywords: " + ", ".join(data["keywords"]))
+    return 0
+
+
+# --- eval -----------------------------------------------------------------------------
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from evaluation.runner import run_sets
+
+    results = run_sets(args.sets, data_dir=args.data, queries=args.queries, limit=args.limit,
+                       out_dir=args.out, progress=not args.json)
+    if args.json:
+        payload = results[0] if len(results) == 1 else results
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from benchmarks.retrieval import main as bench_main
+
+    return bench_main(args.bench_args)
+
+
+# --- entry point ----------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sightline", description="Explainable retrieval-augmented answering.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ingest = sub.add_parser("ingest", help="build or update a knowledge base")
+    ingest.add_argument("paths", nargs="*", help="JSONL files or folders of Markdown / text files")
+    ingest.add_argument("--kb", help="knowledge base name (configured ones keep their settings)")
+    ingest.add_argument("--rebuild", action="store_true", help="rebuild even if unchanged; re-embed everything")
+    ingest.add_argument("--demo", action="store_true", help="build every knowledge base in knowledge_bases.yaml")
+    ingest.add_argument("--json", action="store_true", help="print the report as JSON")
+    ingest.add_argument("--quiet", action="store_true", help="no progress bars")
+    ingest.set_defaults(func=cmd_ingest)
+
+    perceive = sub.add_parser("perceive", help="show what Perception extracts from a query")
+    perceive.add_argument("query")
+    perceive.add_argument("--now", type=_date, help="resolve relative times against this date (YYYY-MM-DD)")
+    perceive.add_argument("--json", action="store_true")
+    perceive.set_defaults(func=cmd_perceive)
+
+    evaluate = sub.add_parser("eval", help="evaluate on public benchmark sets")
+    evaluate.add_argument("sets", nargs="+", choices=["scifact", "multihop", "hotpotqa"])
+    evaluate.add_argument("--data", type=Path, help="folder holding the sets (default ../shared/eval)")
+    evaluate.add_argument("--queries", type=Path, help="another query file in the set's format")
+    evaluate.add_argument("--limit", type=_positive, help="only the first N queries")
+    evaluate.add_argument("--out", type=Path, help="write report.json / report.md here")
+    evaluate.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    evaluate.set_defaults(func=cmd_eval)
+
+    bench = sub.add_parser("bench", help="benchmarks, side by side with peers")
+    bench.add_argument("bench_args", nargs=argparse.REMAINDER)
+    bench.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the process exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except SightlineError as exc:
+        print(f"sightline {args.command}: error: {exc.message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"sightline {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

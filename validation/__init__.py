@@ -1,0 +1,1 @@
+"""Validation agent: one module per check, the verdict and retry hints."""
