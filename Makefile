@@ -1,5 +1,5 @@
 # One obvious way to do each thing. `make serve` is the first command of the README.
-PY      ?= python3.11
+PY      ?= $(shell command -v python3.11 || command -v python3)
 VENV    ?= .venv
 BIN     := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
@@ -23,7 +23,8 @@ demo: setup
 
 ## serve: set up, build the demo knowledge bases, and start the service on 127.0.0.1:8000.
 serve: demo
-	$(BIN)/sightline serve
+	@echo "Demo knowledge bases are built in var/kb/. The HTTP service (POST /rag) is not built yet;"
+	@echo "try: $(BIN)/sightline perceive 'Compare the fuel burn of A320 and B737 in 2023'" 
 
 ## test: the whole test suite (what CI runs).
 test:

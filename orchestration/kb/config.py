@@ -136,7 +136,10 @@ def _kb(where: str, name: str, data: dict, defaults: KBSettings, base_dir: Path)
 
 def parse_kb_config(data: Any, source: str = "knowledge_bases.yaml", base_dir: Path = paths.REPO_ROOT,
                     data_dir: Path | None = None) -> KBConfig:
-    """Build a KBConfig from the parsed YAML mapping; ConfigError names file, key and fix."""
+    """Build a KBConfig from the parsed YAML mapping; ConfigError names file, key and fix.
+
+    Document paths resolve against `base_dir`; the data directory always against the repo root.
+    """
     if not isinstance(data, dict):
         raise _fail(source, "must be a mapping with a 'knowledge_bases' key")
     _check_keys(source, data, {"data_dir", "embedder", "defaults", "knowledge_bases"})
@@ -153,7 +156,7 @@ def parse_kb_config(data: Any, source: str = "knowledge_bases.yaml", base_dir: P
         if not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum():
             raise _fail(source, f"knowledge base name {name!r} must be letters, digits, '-' or '_'")
         kbs[name] = _kb(f"{source}: knowledge_bases.{name}", name, body or {}, defaults, base_dir)
-    root = data_dir or (paths.resolve(data["data_dir"], base_dir) if data.get("data_dir") else paths.data_dir())
+    root = data_dir or (paths.resolve(data["data_dir"]) if data.get("data_dir") else paths.data_dir())
     return KBConfig(data_dir=root, embedder=str(embedder.get("name", "minilm")),
                     embedder_threads=embedder.get("threads"), knowledge_bases=kbs)
 

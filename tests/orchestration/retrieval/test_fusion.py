@@ -1,0 +1,48 @@
+import pytest
+
+from orchestration.retrieval.fusion import Fuser, RankedList
+from perception.errors import ConfigError
+
+
+def test_weighted_rrf_matches_the_formula():
+    fused = Fuser("rrf", k=60).fuse([
+        RankedList("kw", 1.0, [("a", 9.0), ("b", 5.0)]),
+        RankedList("vec", 0.5, [("b", 0.9), ("c", 0.8)]),
+    ])
+    scores = {f.key: f.score for f in fused}
+    assert scores["a"] == pytest.approx(1 / 61)
+    assert scores["b"] == pytest.approx(1 / 62 + 0.5 / 61)
+    assert scores["c"] == pytest.approx(0.5 / 62)
+    assert [f.key for f in fused] == ["b", "a", "c"]
+    assert fused[0].ranks == {"kw": 2, "vec": 1} and fused[0].scores == {"kw": 5.0, "vec": 0.9}
+
+
+def test_weighted_sum_normalises_each_list():
+    fused = Fuser("weighted_sum").fuse([
+        RankedList("kw", 1.0, [("a", 20.0), ("b", 10.0), ("c", 0.0)]),
+        RankedList("vec", 1.0, [("c", 0.9), ("a", 0.5), ("b", 0.1)]),
+    ])
+    scores = {f.key: round(f.score, 6) for f in fused}
+    assert scores == {"a": 1.5, "b": 0.5, "c": 1.0}
+
+
+@pytest.mark.parametrize("method", ["rrf", "weighted_sum"])
+def test_one_empty_arm_gives_the_other_arms_order(method):
+    fused = Fuser(method).fuse([RankedList("kw", 1.0, []), RankedList("vec", 1.0, [("x", 0.3), ("y", 0.2)])])
+    assert [f.key for f in fused] == ["x", "y"]
+
+
+@pytest.mark.parametrize("method", ["rrf", "weighted_sum"])
+def test_all_empty_gives_nothing(method):
+    assert Fuser(method).fuse([RankedList("kw", 1.0, []), RankedList("vec", 1.0, [])]) == []
+
+
+def test_zero_weight_list_does_not_score_but_its_ranks_are_still_shown():
+    fused = Fuser().fuse([RankedList("kw", 1.0, [("a", 1.0)]), RankedList("vec", 0.0, [("a", 0.9), ("b", 0.8)])])
+    assert [f.key for f in fused] == ["a"]
+    assert fused[0].ranks == {"kw": 1, "vec": 1}
+
+
+def test_unknown_method_lists_the_known_ones():
+    with pytest.raises(ConfigError, match="known: rrf, weighted_sum"):
+        Fuser("borda")
