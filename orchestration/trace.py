@@ -50,5 +50,9 @@ class Trace:
             record.ms = (time.perf_counter() - started) * 1000
             self.operations.append(record)
 
+    def add(self, record: Operation) -> None:
+        """Record an operation timed elsewhere (e.g. a validation check timed by its agent)."""
+        self.operations.append(record)
+
     def to_list(self) -> list[dict[str, Any]]:
         return [o.to_dict() for o in self.operations]

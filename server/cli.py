@@ -1,4 +1,4 @@
-"""The `sightline` command line: ingest, perceive, eval, bench (ask and serve follow).
+"""The `sightline` command line: ingest, perceive, ask, eval, bench (serve follows).
 
 Every subcommand validates its arguments and reports a SightlineError as one line on stderr
 with exit status 1 (2 for usage errors), never a traceback.
@@ -92,6 +92,33 @@ def cmd_perceive(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- ask ------------------------------------------------------------------------------
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from .loop import AnswerLoop
+    from .render import render_answer
+    from .schemas import parse_ask_request
+
+    body = {"query": args.query, "trace": "full" if (args.json or not args.brief) else "summary"}
+    if args.kb:
+        body["kb"] = args.kb
+    if args.now:
+        body["now"] = args.now.isoformat()
+    if args.max_retries is not None:
+        body["max_retries"] = args.max_retries
+    if args.top_k is not None:
+        body["top_k"] = args.top_k
+    request = parse_ask_request(body)
+    loop = AnswerLoop(use_ner=not args.no_ner)
+    loop.warm_up()
+    response = loop.run(request)
+    if args.json:
+        print(json.dumps(response, ensure_ascii=False, indent=2))
+    else:
+        print(render_answer(response, show_trace=not args.brief))
+    return 0
+
+
 # --- eval -----------------------------------------------------------------------------
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -131,6 +158,17 @@ def build_parser() -> argparse.ArgumentParser:
     perceive.add_argument("--now", type=_date, help="resolve relative times against this date (YYYY-MM-DD)")
     perceive.add_argument("--json", action="store_true")
     perceive.set_defaults(func=cmd_perceive)
+
+    ask = sub.add_parser("ask", help="answer a question from the knowledge bases")
+    ask.add_argument("query")
+    ask.add_argument("--kb", action="append", help="search only this knowledge base (repeatable)")
+    ask.add_argument("--now", type=_date, help="resolve relative times and ages against this date")
+    ask.add_argument("--max-retries", type=int, dest="max_retries", help="extra attempts after validation issues")
+    ask.add_argument("--top-k", type=_positive, dest="top_k", help="results per retrieval task")
+    ask.add_argument("--json", action="store_true", help="print exactly the body POST /rag returns")
+    ask.add_argument("--brief", action="store_true", help="answer and sources only, no trace")
+    ask.add_argument("--no-ner", action="store_true", help="rules-only perception (faster start)")
+    ask.set_defaults(func=cmd_ask)
 
     evaluate = sub.add_parser("eval", help="evaluate on public benchmark sets")
     evaluate.add_argument("sets", nargs="+", choices=["scifact", "multihop", "hotpotqa"])

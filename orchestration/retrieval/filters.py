@@ -90,6 +90,7 @@ class FilterColumns:
     vocab: dict[str, list[str]]           # name -> value of each code (lower case)
     acl_code: np.ndarray                  # int32 code per row into acl_groups
     acl_groups: list[list[str]] = field(default_factory=list)  # code -> groups ([] = public)
+    display: dict[str, list[str]] = field(default_factory=dict)  # name -> values as first written
 
     # --- build and persistence ---------------------------------------------------------
 
@@ -99,6 +100,7 @@ class FilterColumns:
         days: list[int] = []
         codes: dict[str, list[int]] = {name: [] for name in CATEGORICAL}
         index: dict[str, dict[str, int]] = {name: {} for name in CATEGORICAL}
+        display: dict[str, list[str]] = {name: [] for name in CATEGORICAL}
         acl_index: dict[tuple[str, ...], int] = {(): 0}
         acl_codes: list[int] = []
         for meta in metadatas:
@@ -106,8 +108,14 @@ class FilterColumns:
             days.append(_day(date) if date else NO_DATE)
             for name in CATEGORICAL:
                 value = meta.get(name)
-                codes[name].append(-1 if value is None else
-                                   index[name].setdefault(str(value).lower(), len(index[name])))
+                if value is None:
+                    codes[name].append(-1)
+                    continue
+                key = str(value).lower()
+                if key not in index[name]:
+                    index[name][key] = len(index[name])
+                    display[name].append(str(value))
+                codes[name].append(index[name][key])
             groups = tuple(meta.get("acl") or ())
             acl_codes.append(acl_index.setdefault(groups, len(acl_index)))
         return cls(
@@ -116,6 +124,7 @@ class FilterColumns:
             vocab={n: list(index[n]) for n in CATEGORICAL},
             acl_code=np.asarray(acl_codes, dtype=np.int32),
             acl_groups=[list(g) for g in acl_index],
+            display=display,
         )
 
     def save(self, directory: Path) -> None:
@@ -126,7 +135,8 @@ class FilterColumns:
         for name, array in self.codes.items():
             np.save(directory / f"{name}.npy", array)
         (directory / "vocab.json").write_text(
-            json.dumps({"vocab": self.vocab, "acl_groups": self.acl_groups}, ensure_ascii=False),
+            json.dumps({"vocab": self.vocab, "acl_groups": self.acl_groups, "display": self.display},
+                       ensure_ascii=False),
             encoding="utf-8")
 
     @classmethod
@@ -139,7 +149,12 @@ class FilterColumns:
             vocab=meta["vocab"],
             acl_code=np.load(directory / "acl.npy", mmap_mode="r"),
             acl_groups=meta["acl_groups"],
+            display=meta.get("display", meta["vocab"]),
         )
+
+    def values(self, name: str) -> list[str]:
+        """The distinct values of a categorical field as first written (e.g. "TechCrunch")."""
+        return list(self.display.get(name, self.vocab[name]))
 
     # --- evaluation --------------------------------------------------------------------
 

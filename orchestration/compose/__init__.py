@@ -1,0 +1,1 @@
+"""Answer composers: extractive (default, deterministic) and OpenAI-compatible LLM."""

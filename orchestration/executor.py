@@ -1,0 +1,152 @@
+"""Running a plan: all tasks' searches, cross-task fusion, credibility, de-duplication, budget.
+
+The Executor turns a Plan into the evidence the composer reads. Each task's search runs
+without credibility so that credibility is applied exactly once, after the tasks are fused by
+their weights. Every decision lands in the trace: which chunks each step kept and which it
+dropped, with the reason (excluded by validation, near-duplicate of another chunk, over the
+context budget).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Collection, Sequence
+
+from .kb.chunking import text_size
+from .retrieval.credibility import credibility
+from .retrieval.fusion import Fuser, RankedList
+from .retrieval.scored import ScoredChunk
+from .retrieval.search import Retriever, SearchRequest
+from .trace import Trace
+from .types import Plan
+
+_WORD = re.compile(r"\w+")
+NEAR_DUPLICATE_JACCARD = 0.85
+
+
+def _shingles(text: str, size: int = 3) -> set[tuple[str, ...]]:
+    words = _WORD.findall(text.lower())
+    if len(words) < size:
+        return {tuple(words)}
+    return {tuple(words[i:i + size]) for i in range(len(words) - size + 1)}
+
+
+def _jaccard(a: set, b: set) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+class Executor:
+    """Runs plans against a Retriever. Cheap to construct; the retriever holds the heavy state."""
+
+    def __init__(self, retriever: Retriever) -> None:
+        self.retriever = retriever
+
+    def warm_up(self) -> None:
+        self.retriever.warm_up()
+
+    def run(self, plan: Plan, trace: Trace, now: dt.date, acl_groups: Sequence[str] | None = None,
+            excluded: Collection[str] = (), candidates: int | None = None) -> list[ScoredChunk]:
+        """The evidence for a plan, best first, within plan.max_evidence and the word budget.
+
+        Args:
+            plan: the router's tasks and budgets.
+            trace: receives the search, fusion, credibility, dedupe and budget operations.
+            now: the date recency is measured against.
+            acl_groups: the caller's groups (None: no ACL enforcement).
+            excluded: chunk ids validation ruled out in an earlier attempt.
+            candidates: results per arm before fusion (None: each KB's setting).
+        """
+        if not plan.tasks:
+            return []
+        requests = [SearchRequest(id=t.id, kb=t.kb, query=t.query, search=t.search, filters=t.filters,
+                                  top_k=t.top_k, candidates=candidates) for t in plan.tasks]
+        per_task = self.retriever.run(requests, trace, now=now, acl_groups=acl_groups, apply_credibility=False)
+        fused = self._fuse(plan, per_task, trace)
+        fused = self._apply_credibility(fused, now, trace)
+        fused = self._exclude(fused, excluded, trace)
+        fused = self._dedupe(fused, trace)
+        return self._budget(plan, fused, trace)
+
+    def _fuse(self, plan: Plan, per_task: list[list[ScoredChunk]], trace: Trace) -> list[ScoredChunk]:
+        """Weighted fusion across tasks; a chunk found by several tasks keeps all its ranks."""
+        with trace.operation("fuse.tasks", method=plan.fusion_method, k=plan.fusion_k,
+                             weights={t.id: t.weight for t in plan.tasks}) as op:
+            by_key: dict[tuple[str, str], ScoredChunk] = {}
+            lists = []
+            for task, results in zip(plan.tasks, per_task):
+                for chunk in results:
+                    key = (chunk.kb, chunk.chunk_id)
+                    if key in by_key:
+                        by_key[key].ranks.update(chunk.ranks)
+                        by_key[key].scores.update(chunk.scores)
+                    else:
+                        by_key[key] = chunk
+                lists.append(RankedList(task.id, task.weight, [((c.kb, c.chunk_id), c.fused) for c in results]))
+            fused = Fuser(plan.fusion_method, plan.fusion_k).fuse(lists)
+            out = []
+            for entry in fused:
+                chunk = by_key[entry.key]
+                chunk.ranks.update(entry.ranks)
+                chunk.scores.update(entry.scores)
+                chunk.fused = chunk.score = entry.score
+                out.append(chunk)
+            op.input_count = sum(len(r) for r in per_task)
+            op.output_count = len(out)
+            op.kept = [c.chunk_id for c in out]
+        return out
+
+    def _apply_credibility(self, chunks: list[ScoredChunk], now: dt.date, trace: Trace) -> list[ScoredChunk]:
+        params = self.retriever.credibility_params
+        with trace.operation("credibility", now=now.isoformat(), half_life_days=params.half_life_days,
+                             recency_floor=params.recency_floor, authority_weight=params.authority_weight) as op:
+            for chunk in chunks:
+                chunk.credibility, chunk.credibility_factors = credibility(chunk.metadata, now, params)
+                chunk.score = chunk.fused * chunk.credibility
+            chunks.sort(key=lambda c: (-c.score, c.kb, c.chunk_id))
+            op.input_count = op.output_count = len(chunks)
+            op.kept = [c.chunk_id for c in chunks]
+        return chunks
+
+    def _exclude(self, chunks: list[ScoredChunk], excluded: Collection[str], trace: Trace) -> list[ScoredChunk]:
+        if not excluded:
+            return chunks
+        with trace.operation("exclude", chunk_ids=sorted(excluded)) as op:
+            kept = [c for c in chunks if c.chunk_id not in excluded]
+            op.rejected = {c.chunk_id: "excluded: validation rejected it in an earlier attempt"
+                           for c in chunks if c.chunk_id in excluded}
+            op.input_count, op.output_count = len(chunks), len(kept)
+            op.kept = [c.chunk_id for c in kept]
+        return kept
+
+    def _dedupe(self, chunks: list[ScoredChunk], trace: Trace) -> list[ScoredChunk]:
+        """Drop chunks whose text nearly repeats a better-ranked one (word-trigram Jaccard)."""
+        with trace.operation("dedupe", jaccard=NEAR_DUPLICATE_JACCARD) as op:
+            kept: list[tuple[ScoredChunk, set]] = []
+            for chunk in chunks:
+                shingles = _shingles(chunk.text)
+                twin = next((k for k, s in kept if _jaccard(shingles, s) >= NEAR_DUPLICATE_JACCARD), None)
+                if twin is None:
+                    kept.append((chunk, shingles))
+                else:
+                    op.rejected[chunk.chunk_id] = f"near-duplicate of {twin.chunk_id}"
+            op.input_count, op.output_count = len(chunks), len(kept)
+            op.kept = [c.chunk_id for c, _ in kept]
+        return [c for c, _ in kept]
+
+    def _budget(self, plan: Plan, chunks: list[ScoredChunk], trace: Trace) -> list[ScoredChunk]:
+        """Keep the best chunks up to max_evidence and the context word budget."""
+        with trace.operation("budget", max_evidence=plan.max_evidence, words=plan.context_budget_words) as op:
+            kept, words = [], 0
+            for chunk in chunks:
+                size = text_size(chunk.text)
+                if len(kept) >= plan.max_evidence:
+                    op.rejected[chunk.chunk_id] = f"over max_evidence ({plan.max_evidence})"
+                elif kept and words + size > plan.context_budget_words:
+                    op.rejected[chunk.chunk_id] = f"over the context budget ({plan.context_budget_words} words)"
+                else:
+                    kept.append(chunk)
+                    words += size
+            op.input_count, op.output_count = len(chunks), len(kept)
+            op.kept = [c.chunk_id for c in kept]
+        return kept

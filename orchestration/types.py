@@ -1,0 +1,133 @@
+"""Contracts the Orchestration agent produces (DESIGN.md section 3): tasks, plans, answers.
+
+Plain dataclasses, JSON-serialisable through `to_dict()`. ScoredChunk (the evidence) lives in
+`orchestration.retrieval.scored`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .retrieval.filters import Filters
+from .retrieval.scored import ScoredChunk  # noqa: F401  (re-exported: part of the contract)
+
+
+@dataclass
+class RetrievalTask:
+    """One weighted search the router decided on.
+
+    Attributes:
+        id: unique within the plan ("t1", "t2", ...).
+        query: the text searched (after the rule's template was filled).
+        search: "vector", "keyword" or "hybrid".
+        kb: the knowledge base searched.
+        weight: 0..1, the task's weight in cross-task fusion.
+        priority: lower runs first and wins ties.
+        filters: metadata filters applied inside retrieval.
+        top_k: results the task contributes.
+        rule: the name of the router rule that emitted it (or "retry:<kind>").
+        reason: a sentence a person can read saying why the task exists.
+        entity: the entity a `for_each: entity` task is about, if any.
+    """
+
+    id: str
+    query: str
+    search: str
+    kb: str
+    weight: float
+    priority: int = 0
+    filters: Filters = field(default_factory=Filters)
+    top_k: int = 10
+    rule: str = ""
+    reason: str = ""
+    entity: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "query": self.query, "search": self.search, "kb": self.kb,
+                "weight": self.weight, "priority": self.priority, "filters": self.filters.to_dict(),
+                "top_k": self.top_k, "rule": self.rule, "reason": self.reason, "entity": self.entity}
+
+
+@dataclass
+class Plan:
+    """The router's output: tasks plus the fusion and budget settings to run them with."""
+
+    tasks: list[RetrievalTask]
+    fusion_method: str = "rrf"
+    fusion_k: float = 60.0
+    max_evidence: int = 8
+    context_budget_words: int = 1200
+    config_version: str = ""
+    notes: list[str] = field(default_factory=list)  # rules that matched / were skipped, and why
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tasks": [t.to_dict() for t in self.tasks], "fusion": {"method": self.fusion_method,
+                "k": self.fusion_k}, "max_evidence": self.max_evidence,
+                "context_budget_words": self.context_budget_words, "config_version": self.config_version,
+                "notes": list(self.notes)}
+
+
+@dataclass
+class Citation:
+    """A numbered source of the answer; n is 1-based, by first use in the text."""
+
+    n: int
+    chunk_id: str
+    kb: str
+    source: str | None
+    title: str
+    updated_at: str | None
+    snippet: str
+    published_at: str | None = None
+    status: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Claim:
+    """One sentence of the answer and the citations that must support it.
+
+    Attributes:
+        kind: "fact" (a quoted or paraphrased statement), "relation" (a comparison the composer
+            derived from two facts), or "notice" (a statement about the answer itself, such as a
+            flagged issue; never needs a citation).
+        numbers: the numbers the claim states, as written (validation checks them).
+        entity: the comparison side the claim is about, when there is one.
+        values: for relations, the compared values {"<entity>": {"value", "unit", "n"}}.
+        relation: for relations, "higher", "lower", "earlier", "later" or "same" (subject vs object).
+    """
+
+    text: str
+    citations: list[int] = field(default_factory=list)
+    numbers: list[str] = field(default_factory=list)
+    kind: str = "fact"
+    entity: str | None = None
+    values: dict[str, dict] = field(default_factory=dict)
+    relation: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Answer:
+    """The composed answer: text with [n] markers, its claims and its citations."""
+
+    text: str
+    claims: list[Claim] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    composer: str = "extractive"
+    language: str = "en"
+    notes: list[str] = field(default_factory=list)  # e.g. "LLM timed out; extractive fallback"
+
+    def citation(self, n: int) -> Citation | None:
+        """The citation numbered n, or None."""
+        return next((c for c in self.citations if c.n == n), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "claims": [c.to_dict() for c in self.claims],
+                "citations": [c.to_dict() for c in self.citations], "composer": self.composer,
+                "language": self.language, "notes": list(self.notes)}

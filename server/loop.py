@@ -1,0 +1,226 @@
+"""The agents loop: perceive, route, retrieve, compose, validate, retry. No Flask here.
+
+`AnswerLoop.run()` is what `POST /rag`, `sightline ask`, `sightline eval` and the benchmarks
+all call, so they behave the same. The loop owns the retry policy: validation issues become
+hints for the router (add a task for a missing entity, a date filter for stale sources, ...),
+rejected chunks and claims are excluded from the next attempt, and at most `max_retries`
+extra attempts run. Every attempt stays in the response.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from orchestration.compose.extractive import ExtractiveComposer
+from orchestration.executor import Executor
+from orchestration.kb.config import KBConfig, load_kb_config
+from orchestration.kb.registry import open_knowledge_bases
+from orchestration.retrieval.embedder import get_embedder
+from orchestration.retrieval.search import Retriever
+from orchestration.router.config import RouterConfig, load_router_config
+from orchestration.router.planner import Router
+from orchestration.trace import Operation, Trace
+from orchestration.types import Answer, Plan
+from perception import PerceptionAgent
+from perception.errors import RequestError
+from validation.agent import ValidationAgent
+from validation.types import Hint, Verdict
+
+from .status import final_status, insufficient_text, flag_issues
+
+TRACE_LEVELS = ("none", "summary", "full")
+STAGES = ("perceive", "route", "retrieve", "compose", "validate")
+# trace operation name prefix -> stage it belongs to
+_STAGE_OF = {"perceive": "perceive", "route": "route", "embed": "retrieve", "retrieve": "retrieve",
+             "fuse": "retrieve", "credibility": "retrieve", "exclude": "retrieve", "dedupe": "retrieve",
+             "budget": "retrieve", "compose": "compose", "validate": "validate"}
+
+
+@dataclass
+class AskRequest:
+    """One question and its options, already validated (see server.schemas)."""
+
+    query: str
+    kbs: list[str] | None = None
+    now: dt.date | None = None
+    filters: dict[str, Any] | None = None
+    top_k: int | None = None
+    max_retries: int | None = None
+    trace: str = "full"
+    acl_groups: list[str] | None = None
+    trace_id: str | None = None
+
+
+@dataclass
+class Attempt:
+    """One pass through route -> retrieve -> compose -> validate."""
+
+    number: int
+    plan: Plan
+    evidence_ids: list[str]
+    answer: Answer
+    verdict: Verdict
+    hints_in: list[Hint] = field(default_factory=list)
+
+    def to_dict(self, level: str) -> dict[str, Any]:
+        body = {"attempt": self.number, "hints_in": [h.to_dict() for h in self.hints_in],
+                "evidence": self.evidence_ids, "answer": self.answer.text,
+                "verdict": self.verdict.to_dict()}
+        if level == "full":
+            body["plan"] = self.plan.to_dict()
+        return body
+
+
+class AnswerLoop:
+    """The composition root of the three agents; cheap constructor, `warm_up()` loads models."""
+
+    def __init__(self, kb_config: KBConfig | None = None, router_config: RouterConfig | None = None,
+                 perception: PerceptionAgent | None = None, use_ner: bool = True) -> None:
+        self.kb_config = kb_config or load_kb_config()
+        knowledge_bases = open_knowledge_bases(self.kb_config)
+        self.router_config = router_config or load_router_config(known_kbs=list(knowledge_bases))
+        embedder = get_embedder(self.kb_config.embedder, self.kb_config.embedder_threads)
+        self.retriever = Retriever(knowledge_bases, embedder, self.router_config.credibility)
+        self.executor = Executor(self.retriever)
+        self.perception = perception or PerceptionAgent(use_ner=use_ner)
+        self.router = Router(self.router_config)
+        self.composer = ExtractiveComposer()
+        self.validator = ValidationAgent()
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    def warm_up(self) -> None:
+        """Map every index, load the embedder and the spaCy pipeline, feed KB sources to Perception."""
+        self.executor.warm_up()
+        sources = set()
+        for kb in self.retriever.knowledge_bases.values():
+            sources.update(kb.columns.values("source"))
+        self.perception.set_known_sources(sorted(sources))
+        self.perception.warm_up()
+        self.router.warm_up()
+
+    def set_router_config(self, config: RouterConfig) -> None:
+        """Swap in a new (already validated) router config; takes effect on the next request."""
+        self.router_config = config
+        self.router = Router(config)
+        self.retriever.credibility_params = config.credibility
+
+    @property
+    def max_age_days(self) -> dict[str, int | None]:
+        return {name: s.max_age_days for name, s in self.kb_config.knowledge_bases.items()}
+
+    # --- the loop ----------------------------------------------------------------------
+
+    def run(self, request: AskRequest) -> dict[str, Any]:
+        """Answer one question; the response body of POST /rag (and `sightline ask --json`)."""
+        if request.kbs:
+            for name in request.kbs:
+                self.retriever.kb(name)  # raises UnknownKnowledgeBase listing the known ones
+        started = time.perf_counter()
+        now = request.now or dt.datetime.now(dt.timezone.utc).date()
+        trace = Trace(request.trace_id)
+        router, retries_allowed = self.router, self._max_retries(request)
+        with trace.operation("perceive", query=request.query, now=now.isoformat()) as op:
+            perception = self.perception.run(request.query, now)
+            op.output_count = len(perception.entities)
+            op.reason = f"action={perception.action}, language={perception.language}"
+        attempts: list[Attempt] = []
+        hints: list[Hint] = []
+        excluded_chunks: set[str] = set()
+        excluded_claims: list[str] = []
+        overrides = {"filters": request.filters, "top_k": request.top_k}
+        for number in range(retries_allowed + 1):
+            with trace.operation("route", attempt=number, hints=[h.to_dict() for h in hints]) as op:
+                plan = router.run(perception, hints=hints, attempt=number, kbs=request.kbs, overrides=overrides)
+                op.output_count = len(plan.tasks)
+                op.kept = [t.id for t in plan.tasks]
+            evidence = self.executor.run(plan, trace, now, acl_groups=request.acl_groups, excluded=excluded_chunks)
+            with trace.operation("compose", attempt=number, composer="extractive") as op:
+                answer = self.composer.run(perception, evidence, excluded_claims=excluded_claims)
+                op.input_count, op.output_count = len(evidence), len(answer.claims)
+            verdict = self._validate(perception, answer, evidence, now, trace, number)
+            attempts.append(Attempt(number, plan, [c.chunk_id for c in evidence], answer, verdict, list(hints)))
+            if verdict.ok or number == retries_allowed or not verdict.hints:
+                break
+            hints = self._next_hints(hints, verdict)
+            excluded_chunks |= {h.params["chunk_id"] for h in verdict.hints if h.action == "exclude_chunk"}
+            excluded_claims += [_strip_markers(answer.claims[h.params["claim"]].text)
+                                for h in verdict.hints if h.action == "drop_claim"
+                                and h.params.get("claim") is not None and h.params["claim"] < len(answer.claims)]
+        final = attempts[-1]
+        status = final_status(final.answer, final.verdict)
+        text = final.answer.text
+        if status == "insufficient":
+            text = insufficient_text(perception, final.plan)
+        elif status == "partial":
+            text = flag_issues(final.answer, final.verdict, perception.language)
+        return self._response(request, trace, perception, attempts, status, text, started)
+
+    # --- helpers -----------------------------------------------------------------------
+
+    def _max_retries(self, request: AskRequest) -> int:
+        limit = self.router_config.limits.max_retries
+        if request.max_retries is None:
+            return limit
+        return request.max_retries
+
+    def _validate(self, perception, answer, evidence, now, trace: Trace, attempt: int) -> Verdict:
+        verdict, timings = self.validator.run_with_timing(perception, answer, evidence, now=now,
+                                                          max_age_days=self.max_age_days)
+        for check, ms in timings.items():
+            found = [i for i in verdict.issues if i.check == check]
+            trace.add(Operation(op=f"validate.{check}", params={"attempt": attempt}, input_count=len(answer.claims),
+                                output_count=len(found), ms=ms,
+                                rejected={f"{i.kind}#{k}": i.detail for k, i in enumerate(found)}))
+        return verdict
+
+    @staticmethod
+    def _next_hints(previous: list[Hint], verdict: Verdict) -> list[Hint]:
+        """Hints accumulate across attempts (a fix found once keeps applying), without repeats."""
+        seen = {(h.action, repr(sorted(h.params.items()))) for h in previous}
+        out = list(previous)
+        for hint in verdict.hints:
+            key = (hint.action, repr(sorted(hint.params.items())))
+            if key not in seen:
+                seen.add(key)
+                out.append(hint)
+        return out
+
+    def _response(self, request: AskRequest, trace: Trace, perception, attempts: list[Attempt], status: str,
+                  text: str, started: float) -> dict[str, Any]:
+        final = attempts[-1]
+        timing = {stage: 0.0 for stage in STAGES}
+        for op in trace.operations:
+            stage = _STAGE_OF.get(op.op.split(".")[0])
+            if stage:
+                timing[stage] += op.ms
+        timing = {k: round(v, 3) for k, v in timing.items()}
+        timing["total"] = round((time.perf_counter() - started) * 1000, 3)
+        body: dict[str, Any] = {
+            "trace_id": trace.trace_id,
+            "status": status,
+            "answer": text,
+            "citations": [c.to_dict() for c in final.answer.citations] if status != "insufficient" else [],
+            "claims": [c.to_dict() for c in final.answer.claims] if status != "insufficient" else [],
+            "perception": perception.to_dict(),
+            "plan": final.plan.to_dict(),
+            "validation": final.verdict.to_dict(),
+            "attempts": [a.to_dict(request.trace) for a in attempts] if request.trace != "none" else [],
+            "operations": [],
+            "timing": timing,
+            "config_version": self.router_config.version,
+        }
+        if request.trace == "full":
+            body["operations"] = trace.to_list()
+        elif request.trace == "summary":
+            body["operations"] = [{k: v for k, v in o.to_dict().items() if k not in ("kept", "rejected", "params")}
+                                  | {"rejected_count": len(o.rejected)} for o in trace.operations]
+        return body
+
+
+def _strip_markers(text: str) -> str:
+    return re.sub(r"\s*\[\d+\]", "", text).strip()

@@ -1,0 +1,108 @@
+"""Validating a question request (HTTP body or CLI arguments) into an AskRequest.
+
+Every error names the field, what was wrong and the limit or the allowed values, so a caller
+can fix the request without reading code.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from orchestration.retrieval.filters import Filters
+from perception.errors import RequestError
+
+from .loop import TRACE_LEVELS, AskRequest
+
+FIELDS = ("query", "kb", "now", "filters", "top_k", "max_retries", "trace")
+FILTER_FIELDS = ("time_start", "time_end", "status", "doc_type", "source", "exclude_status", "keep_undated")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Request limits (DESIGN.md section 10)."""
+
+    max_query_chars: int = 2000
+    max_top_k: int = 50
+    max_retries: int = 5
+    max_body_bytes: int = 64 * 1024
+
+
+def _type_error(field: str, expected: str, value: Any) -> RequestError:
+    return RequestError(f"'{field}' must be {expected}, got {type(value).__name__}", field=field)
+
+
+def _int(body: dict, field: str, low: int, high: int) -> int | None:
+    value = body.get(field)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _type_error(field, "an integer", value)
+    if not low <= value <= high:
+        raise RequestError(f"'{field}' must be between {low} and {high}, got {value}", field=field)
+    return value
+
+
+def _date(value: Any, field: str) -> dt.date:
+    if not isinstance(value, str):
+        raise _type_error(field, "an ISO date string (YYYY-MM-DD)", value)
+    try:
+        return dt.date.fromisoformat(value[:10])
+    except ValueError:
+        raise RequestError(f"'{field}' is not an ISO date: {value!r} (use YYYY-MM-DD)", field=field) from None
+
+
+def _filters(value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise _type_error("filters", "an object", value)
+    unknown = sorted(set(value) - set(FILTER_FIELDS))
+    if unknown:
+        raise RequestError(f"unknown filter(s) {', '.join(unknown)}; allowed: {', '.join(FILTER_FIELDS)}",
+                           field=f"filters.{unknown[0]}")
+    for key in ("time_start", "time_end"):
+        if value.get(key) is not None:
+            _date(value[key], f"filters.{key}")
+    for key in ("status", "doc_type", "source", "exclude_status"):
+        item = value.get(key)
+        if item is None or isinstance(item, str):
+            continue
+        if not isinstance(item, list) or not all(isinstance(v, str) for v in item):
+            raise _type_error(f"filters.{key}", "a string or a list of strings", item)
+    if "keep_undated" in value and not isinstance(value["keep_undated"], bool):
+        raise _type_error("filters.keep_undated", "true or false", value["keep_undated"])
+    Filters.from_dict(value)  # the form the router will build from it
+    return value
+
+
+def parse_ask_request(body: Any, limits: Limits = Limits()) -> AskRequest:
+    """An AskRequest from a decoded JSON body; RequestError names the first bad field."""
+    if not isinstance(body, dict):
+        raise RequestError(f"the request body must be a JSON object, got {type(body).__name__}", field="body")
+    unknown = sorted(set(body) - set(FIELDS))
+    if unknown:
+        raise RequestError(f"unknown field(s) {', '.join(unknown)}; allowed: {', '.join(FIELDS)}", field=unknown[0])
+    query = body.get("query")
+    if query is None:
+        raise RequestError("'query' is required: the question to answer", field="query")
+    if not isinstance(query, str):
+        raise _type_error("query", "a string", query)
+    if not query.strip():
+        raise RequestError("'query' is empty: send the question text", field="query")
+    if len(query) > limits.max_query_chars:
+        raise RequestError(f"'query' is {len(query)} characters; the limit is {limits.max_query_chars}",
+                           field="query")
+    kb = body.get("kb")
+    if isinstance(kb, str):
+        kb = [kb]
+    if kb is not None and (not isinstance(kb, list) or not kb or not all(isinstance(k, str) for k in kb)):
+        raise _type_error("kb", "a knowledge base name or a non-empty list of names", kb)
+    now = _date(body["now"], "now") if body.get("now") is not None else None
+    trace = body.get("trace", "full")
+    if trace not in TRACE_LEVELS:
+        raise RequestError(f"'trace' must be one of {', '.join(TRACE_LEVELS)}, got {trace!r}", field="trace")
+    return AskRequest(query=query.strip(), kbs=kb, now=now, filters=_filters(body.get("filters")),
+                      top_k=_int(body, "top_k", 1, limits.max_top_k),
+                      max_retries=_int(body, "max_retries", 0, limits.max_retries), trace=trace)

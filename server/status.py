@@ -1,0 +1,74 @@
+"""The response status (answered / partial / insufficient) and the texts that go with it."""
+
+from __future__ import annotations
+
+from orchestration.types import Answer, Plan
+from perception.types import Perception
+from validation.types import Verdict
+
+SUBSTANTIVE = ("fact", "relation")
+
+INSUFFICIENT = {
+    "en": "Insufficient information: the knowledge base does not hold an answer to this question.",
+    "zh": "信息不足：知识库中没有可以回答这个问题的内容。",
+}
+SEARCHED = {"en": "Searched", "zh": "已检索"}
+NOTHING_SEARCHED = {"en": "No knowledge base was searched.", "zh": "没有检索任何知识库。"}
+UNVERIFIED = {"en": "unverified", "zh": "未核实"}
+NOTE = {"en": "Note", "zh": "注意"}
+
+
+def _lang(language: str) -> str:
+    return language if language in INSUFFICIENT else "en"
+
+
+def flagged_claims(verdict: Verdict) -> set[int]:
+    """Indexes of claims some issue points at."""
+    return {i.claim for i in verdict.issues if i.claim is not None}
+
+
+def final_status(answer: Answer, verdict: Verdict) -> str:
+    """answered: validated; partial: some supported claims, issues flagged; insufficient: none."""
+    substantive = [k for k, c in enumerate(answer.claims) if c.kind in SUBSTANTIVE]
+    if not substantive or any(i.kind == "no_evidence" for i in verdict.issues):
+        return "insufficient"
+    if verdict.ok:
+        return "answered"
+    flagged = flagged_claims(verdict)
+    return "partial" if any(k not in flagged for k in substantive) else "insufficient"
+
+
+def _describe_task(task) -> str:
+    filters = task.filters.to_dict()
+    extra = ", ".join(f"{k}={v if not isinstance(v, list) else '/'.join(v)}" for k, v in filters.items())
+    return f"{task.kb} ({task.search}: \"{task.query}\"{', ' + extra if extra else ''})"
+
+
+def insufficient_text(perception: Perception, plan: Plan) -> str:
+    """A plain statement, in the query's language, that the KB does not answer, and what was searched."""
+    lang = _lang(perception.language)
+    if not plan.tasks:
+        return f"{INSUFFICIENT[lang]} {NOTHING_SEARCHED[lang]}"
+    searched = "; ".join(_describe_task(t) for t in plan.tasks)
+    return f"{INSUFFICIENT[lang]} {SEARCHED[lang]}: {searched}."
+
+
+def flag_issues(answer: Answer, verdict: Verdict, language: str) -> str:
+    """The answer text with every claim that has an unresolved issue marked, and the rest listed."""
+    lang = _lang(language)
+    text = answer.text
+    by_claim: dict[int, list[str]] = {}
+    general: list[str] = []
+    for issue in verdict.issues:
+        if issue.claim is not None and issue.claim < len(answer.claims):
+            by_claim.setdefault(issue.claim, []).append(issue.kind)
+        else:
+            general.append(issue.detail)
+    for index, kinds in sorted(by_claim.items()):
+        claim = answer.claims[index].text
+        marker = f" [{UNVERIFIED[lang]}: {', '.join(dict.fromkeys(kinds))}]"
+        if claim in text:
+            text = text.replace(claim, claim + marker, 1)
+    if general:
+        text += f"\n\n{NOTE[lang]}: " + " ".join(dict.fromkeys(general))
+    return text
