@@ -52,7 +52,7 @@ def prepare_retriever(name: str, data_dir: Path, progress: bool) -> tuple[Retrie
     report = ingest(settings, config.kb_dir(name), embedder, progress=progress)
     if progress:
         print(report.summary().splitlines()[0], file=sys.stderr)
-    kb = KnowledgeBase(settings, config.kb_dir(name), config.embedder)
+    kb = KnowledgeBase(settings, config.kb_dir(name), embedder.name)
     retriever = Retriever({name: kb}, embedder)
     retriever.warm_up()
     return retriever, {"documents": report.documents, "chunks": report.chunks, "skipped": len(report.skipped),

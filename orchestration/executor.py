@@ -1,8 +1,7 @@
 """Running a plan: all tasks' searches, cross-task fusion, credibility, de-duplication, budget.
 
-The Executor turns a Plan into the evidence the composer reads. Each task's search runs
-without credibility so that credibility is applied exactly once, after the tasks are fused by
-their weights. Every decision lands in the trace: which chunks each step kept and which it
+The Executor turns a Plan into the evidence the composer reads. Each task's search already
+weighs its arms by credibility (see Retriever); the tasks are then fused by their weights. Every decision lands in the trace: which chunks each step kept and which it
 dropped, with the reason (excluded by validation, near-duplicate of another chunk, over the
 context budget).
 """
@@ -14,7 +13,6 @@ import re
 from typing import Collection, Sequence
 
 from .kb.chunking import text_size
-from .retrieval.credibility import credibility
 from .retrieval.fusion import Fuser, RankedList
 from .retrieval.scored import ScoredChunk
 from .retrieval.search import Retriever, SearchRequest
@@ -61,9 +59,8 @@ class Executor:
             return []
         requests = [SearchRequest(id=t.id, kb=t.kb, query=t.query, search=t.search, filters=t.filters,
                                   top_k=t.top_k, candidates=candidates) for t in plan.tasks]
-        per_task = self.retriever.run(requests, trace, now=now, acl_groups=acl_groups, apply_credibility=False)
+        per_task = self.retriever.run(requests, trace, now=now, acl_groups=acl_groups)
         fused = self._fuse(plan, per_task, trace)
-        fused = self._apply_credibility(fused, now, trace)
         fused = self._exclude(fused, excluded, trace)
         fused = self._dedupe(fused, trace)
         return self._budget(plan, fused, trace)
@@ -95,18 +92,6 @@ class Executor:
             op.output_count = len(out)
             op.kept = [c.chunk_id for c in out]
         return out
-
-    def _apply_credibility(self, chunks: list[ScoredChunk], now: dt.date, trace: Trace) -> list[ScoredChunk]:
-        params = self.retriever.credibility_params
-        with trace.operation("credibility", now=now.isoformat(), half_life_days=params.half_life_days,
-                             recency_floor=params.recency_floor, authority_weight=params.authority_weight) as op:
-            for chunk in chunks:
-                chunk.credibility, chunk.credibility_factors = credibility(chunk.metadata, now, params)
-                chunk.score = chunk.fused * chunk.credibility
-            chunks.sort(key=lambda c: (-c.score, c.kb, c.chunk_id))
-            op.input_count = op.output_count = len(chunks)
-            op.kept = [c.chunk_id for c in chunks]
-        return chunks
 
     def _exclude(self, chunks: list[ScoredChunk], excluded: Collection[str], trace: Trace) -> list[ScoredChunk]:
         if not excluded:

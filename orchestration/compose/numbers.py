@@ -26,8 +26,11 @@ _UNIT = (r"(?:%|percent|per\s*cent|kg/seat/h|kg/h|kg|t/h|tonnes?|tons?|km|nm|NM|
          r"kt|knots?|seats?|hours?|hrs?|h|minutes?|min|seconds?|s|days?|years?|psi|kPa|MPa|bar|°C|C|"
          r"L|litres?|liters?|gallons?|USD|EUR|CNY|RMB|元|万元|亿元|公斤|千克|吨|公里|千米|小时|分钟|秒|天|年|个|次|座|项|%)")
 _NUMBER = re.compile(
-    rf"(?P<cur>{_CURRENCY})?\s?(?P<num>(?<![A-Za-z0-9.,])-?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|(?<![A-Za-z0-9.,])-?\d+(?:\.\d+)?)"
+    rf"(?P<cur>{_CURRENCY})?\s?(?P<num>(?<![A-Za-z0-9.,\-])-?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?![A-Za-z0-9\-])"
+    rf"|(?<![A-Za-z0-9.,\-])-?\d+(?:\.\d+)?(?![A-Za-z0-9\-]))"
     rf"(?:\s?(?P<unit>{_UNIT})(?![A-Za-z]))?")
+# A number glued to letters or joined by hyphens is part of a code or an id (LEAP-1A26,
+# PO-2025-0688, E4027), never a quantity; the lookarounds above skip those.
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,7 @@ _UNIT_ALIASES = {"percent": "%", "per cent": "%", "percentage": "%", "nm": "nmi"
                  "tonne": "t", "tonnes": "t", "ton": "t", "tons": "t", "seat": "seats", "minute": "min",
                  "minutes": "min", "second": "s", "seconds": "s", "day": "days", "year": "years",
                  "公斤": "kg", "千克": "kg", "吨": "t", "公里": "km", "千米": "km", "小时": "h", "分钟": "min",
-                 "秒": "s", "天": "days", "年": "years", "RMB": "CNY", "¥": "CNY", "元": "CNY", "$": "USD",
+                 "秒": "s", "天": "days", "年": "years", "座": "seats", "个": None, "次": "times", "RMB": "CNY", "¥": "CNY", "元": "CNY", "$": "USD",
                  "US$": "USD", "€": "EUR", "£": "GBP", "liter": "L", "liters": "L", "litre": "L", "litres": "L"}
 
 
@@ -54,7 +57,10 @@ def normalize_unit(unit: str | None) -> str | None:
     if not unit:
         return None
     unit = re.sub(r"\s+", " ", unit.strip())
-    return _UNIT_ALIASES.get(unit, _UNIT_ALIASES.get(unit.lower(), unit))
+    for key in (unit, unit.lower()):
+        if key in _UNIT_ALIASES:
+            return _UNIT_ALIASES[key]
+    return unit
 
 
 def _date_spans(text: str) -> list[tuple[int, int]]:
@@ -77,8 +83,8 @@ def extract_quantities(text: str) -> list[Quantity]:
         value = float(raw.replace(",", ""))
         unit = match.group("unit")
         currency = match.group("cur")
-        if unit is None and currency is None and re.fullmatch(r"(19|20)\d\d", raw):
-            continue  # a year, not a quantity
+        if currency is None and unit in (None, "年") and re.fullmatch(r"(19|20)\d\d", raw):
+            continue  # a year ("2023", "2023 年"), not a quantity
         if unit in ("万元", "亿元"):
             value *= 10_000 if unit == "万元" else 100_000_000
             unit = "CNY"

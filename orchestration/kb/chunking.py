@@ -51,6 +51,7 @@ class Block:
     text: str
     section: str
     size: float
+    heading: bool = False
 
 
 def _blocks(text: str) -> list[Block]:
@@ -67,7 +68,7 @@ def _blocks(text: str) -> list[Block]:
                     blocks.extend(Block(s, section, text_size(s)) for s in split_sentences(" ".join(body)))
                     body = []
                 section = heading.group(2)
-                blocks.append(Block(section, section, text_size(section)))
+                blocks.append(Block(section, section, text_size(section), heading=True))
             else:
                 body.append(line.strip())
         if body:
@@ -116,8 +117,14 @@ def chunk_text(text: str, chunk_words: int = 200, overlap_words: int = 30) -> li
     fresh = 0  # blocks in `current` not already emitted in the previous chunk
 
     def emit() -> None:
+        # A heading ends its line, so a reader (or the composer) never sees it glued to a sentence.
         joiner = "" if all(_CJK.search(b.text) for b in current) else " "
-        chunks.append(Chunk(joiner.join(b.text for b in current), current[0].section, len(chunks)))
+        text = ""
+        for i, block in enumerate(current):
+            if i:
+                text += "\n" if (current[i - 1].heading or block.heading) else joiner
+            text += block.text
+        chunks.append(Chunk(text, current[0].section, len(chunks)))
 
     for block in blocks:
         if current and size + block.size > chunk_words and fresh:

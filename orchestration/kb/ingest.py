@@ -96,6 +96,7 @@ _PIPELINE_FILES = (
     Path(__file__).with_name("metadata.py"),
     Path(__file__).parents[1] / "retrieval" / "tokenize.py",
     Path(__file__).parents[1] / "retrieval" / "bm25.py",
+    Path(__file__).parents[1] / "retrieval" / "filters.py",
     Path(__file__).parents[1] / "retrieval" / "stopwords_en.txt",
     Path(__file__).parents[1] / "retrieval" / "stopwords_zh.txt",
 )

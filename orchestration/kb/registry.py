@@ -18,7 +18,8 @@ from .knowledge_base import KnowledgeBase
 
 def open_knowledge_bases(config: KBConfig) -> dict[str, KnowledgeBase]:
     """A KnowledgeBase (not yet warmed up) for every configured name."""
-    return {name: KnowledgeBase(settings, config.kb_dir(name), config.embedder)
+    embedder_name = get_embedder(config.embedder, config.embedder_threads).name
+    return {name: KnowledgeBase(settings, config.kb_dir(name), embedder_name)
             for name, settings in config.knowledge_bases.items()}
 
 

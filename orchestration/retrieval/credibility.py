@@ -1,7 +1,10 @@
 """The credibility multiplier: capped recency decay x authority x status.
 
 Old but strongly matching chunks must not vanish, so the recency factor never drops below
-`recency_floor` (0.5 by default). All parameters come from the `credibility` section of
+`recency_floor` (0.7 by default). Fused scores (reciprocal-rank sums) span a narrow range, so
+the factors are kept gentle: they reorder near-ties and push down draft and superseded
+documents, they do not override relevance. Recency is measured from the latest of
+`updated_at` and `published_at`. All parameters come from the `credibility` section of
 config/router.yaml.
 """
 
@@ -11,7 +14,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..kb.metadata import document_date
+from ..kb.metadata import parse_date
 
 
 @dataclass(frozen=True)
@@ -26,9 +29,9 @@ class CredibilityParams:
         status: multiplier per status value; unlisted statuses get 1.0.
     """
 
-    half_life_days: float = 730.0
-    recency_floor: float = 0.5
-    authority_weight: float = 0.2
+    half_life_days: float = 1095.0
+    recency_floor: float = 0.7
+    authority_weight: float = 0.1
     status: dict[str, float] = field(default_factory=lambda: {
         "effective": 1.0, "closed": 1.0, "open": 1.0,
         "draft": 0.6, "superseded": 0.5, "expired": 0.5})
@@ -42,6 +45,20 @@ class CredibilityParams:
             raise ValueError("authority_weight must be in [0, 1)")
 
 
+def freshness_date(metadata: dict[str, Any]) -> dt.date | None:
+    """The date a document was last known current: the latest of updated_at and published_at."""
+    dates = [_day(metadata[k]) for k in ("updated_at", "published_at") if metadata.get(k)]
+    return max(dates) if dates else None
+
+
+def _day(value: str) -> dt.date:
+    """The day of a stored (ISO, normalised at ingest) timestamp; other formats parsed slowly."""
+    try:
+        return dt.date.fromisoformat(value[:10])
+    except (TypeError, ValueError):
+        return parse_date(value).date()
+
+
 def credibility(metadata: dict[str, Any], now: dt.date, params: CredibilityParams
                 ) -> tuple[float, dict[str, float]]:
     """The multiplier for a chunk and its factors (for the trace).
@@ -50,7 +67,7 @@ def credibility(metadata: dict[str, Any], now: dt.date, params: CredibilityParam
         (multiplier, {"recency": r, "authority": a, "status": s}) where multiplier = r * a * s.
     """
     recency = 1.0
-    date = document_date(metadata)
+    date = freshness_date(metadata)
     if date is not None:
         age = max((now - date).days, 0)
         recency = max(params.recency_floor, 0.5 ** (age / params.half_life_days))

@@ -124,31 +124,51 @@ class Retriever:
             arms.append(self._keyword(kb, request, candidates, allowed, visible, hidden, weights, trace))
         if request.search in ("vector", "hybrid") and vector is not None:
             arms.append(self._vector(kb, request, vector, candidates, allowed, visible, hidden, weights, trace))
+        chunks = {c.row: c for c in kb.store.get_rows(sorted({row for arm in arms for row, _ in arm.items}))}
+        factors = {}
+        if apply_credibility:
+            arms, factors = self._weigh_by_credibility(arms, chunks, now, request, kb.name, trace)
         with trace.operation("fuse.arms", task=request.id, kb=kb.name, method=kb.settings.fusion.method,
                              weights={a.name.split(":")[-1]: a.weight for a in arms}) as op:
-            fuser = Fuser(kb.settings.fusion.method, kb.settings.fusion.k)
-            fused = fuser.fuse(arms)
+            fused = Fuser(kb.settings.fusion.method, kb.settings.fusion.k).fuse(arms)
             op.input_count = sum(len(a.items) for a in arms)
             op.output_count = len(fused)
-        rows = [int(f.key) for f in fused]
-        chunks = kb.store.get_rows(rows)
         results = []
-        for entry, chunk in zip(fused, chunks):
+        for entry in fused[:request.top_k]:
+            chunk = chunks[int(entry.key)]
+            multiplier, parts = factors.get(chunk.row, (1.0, {}))
             results.append(ScoredChunk(
                 chunk_id=chunk.chunk_id, kb=kb.name, text=chunk.text, title=chunk.title,
                 metadata=chunk.metadata, entities=chunk.entities, score=entry.score, fused=entry.score,
-                ranks=entry.ranks, scores=entry.scores))
-        if apply_credibility:
-            with trace.operation("credibility", task=request.id, kb=kb.name,
-                                 params=self.credibility_params.__dict__ | {"now": now.isoformat()}) as op:
-                for item in results:
-                    item.credibility, item.credibility_factors = credibility(item.metadata, now, self.credibility_params)
-                    item.score = item.fused * item.credibility
-                results.sort(key=lambda c: (-c.score, c.chunk_id))
-                op.input_count = len(results)
-                op.output_count = min(len(results), request.top_k)
-        results = results[:request.top_k]
+                ranks=entry.ranks, scores=entry.scores, credibility=multiplier, credibility_factors=parts))
         return results
+
+    def _weigh_by_credibility(self, arms: list[RankedList], chunks: dict, now: dt.date, request: SearchRequest,
+                              kb_name: str, trace: Trace) -> tuple[list[RankedList], dict]:
+        """Scale each arm's raw scores by the chunk's credibility and re-rank the arm.
+
+        Credibility scales the strength of a match, not a rank position: a strong old match
+        keeps its lead over a weak fresh one, while near-ties and draft or superseded
+        documents move down. (Multiplying reciprocal-rank sums instead would let a 20%
+        factor override the whole ranking, since those sums differ by a few percent.)
+        """
+        with trace.operation("credibility", task=request.id, kb=kb_name, now=now.isoformat(),
+                             **self.credibility_params.__dict__) as op:
+            factors = {row: credibility(chunk.metadata, now, self.credibility_params) for row, chunk in chunks.items()}
+            weighed = []
+            for arm in arms:
+                items = [(row, score * factors[row][0] if score >= 0 else score / factors[row][0])
+                         for row, score in arm.items]
+                items.sort(key=lambda item: (-item[1], item[0]))
+                weighed.append(RankedList(arm.name, arm.weight, items))
+                moved = sum(1 for a, b in zip(arm.items, items) if a[0] != b[0])
+                op.reason += f"{arm.name.split(':')[-1]}: {moved} position(s) changed; "
+            op.input_count = op.output_count = len(chunks)
+            op.kept = [chunk.chunk_id for chunk in chunks.values()]
+            op.params["down_weighted"] = {
+                chunks[row].chunk_id: f"x{f[0]:.2f} ({', '.join(f'{k}={v}' for k, v in f[1].items())})"
+                for row, f in sorted(factors.items()) if f[0] < 0.9}
+        return weighed, factors
 
     def _rejections(self, kb: KnowledgeBase, request: SearchRequest, unfiltered_rows: np.ndarray,
                     allowed: np.ndarray | None) -> dict[str, str]:

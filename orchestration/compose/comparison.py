@@ -1,0 +1,309 @@
+"""Comparisons: the sides being compared, the sentences about each, and the relation between them.
+
+Promises: a relation (higher, lower, same, earlier, later) is derived only from two values
+stated in evidence sentences, one about each side, with the same full unit (see
+`measures.read_measure`) or both calendar dates; otherwise the finding is a notice saying why
+no comparison can be made (a side with no evidence, no value, or different units). Sides are
+matched case-insensitively on word starts ("A320" matches "A320neo"; a code such as "B737"
+also matches its number "737" when that number is not a quantity). Everything is
+deterministic: ties break by evidence rank and sentence position.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from orchestration.retrieval.tokenize import tokenize
+from perception.types import Perception
+
+from .measures import Measure, sentence_measures, stated_quantities
+from .numbers import same_quantity
+from .scoring import NAME_LABELS, QueryTerms, ScoreSettings, rank, score
+from .sentences import Candidate
+
+_CONNECTOR = re.compile(r"\s+(?:vs\.?|versus|and|or|against|compared\s+(?:to|with))\s+|\s*(?:和|与|跟|同|还是|对比|、)\s*", re.I)
+_NAME_AFTER = re.compile(r"^(?:the\s+)?([A-Za-z0-9][A-Za-z0-9\-]*(?:\s+[A-Za-z0-9][A-Za-z0-9\-]*){0,3})")
+_NAME_BEFORE = re.compile(r"([A-Za-z0-9][A-Za-z0-9\-]*(?:\s+[A-Za-z0-9][A-Za-z0-9\-]*){0,3})$")
+_NAME_STOP = {"in", "for", "on", "during", "at", "with", "by", "of", "the", "a", "an", "from", "to",
+              "fuel", "compare", "which", "is", "are", "and", "or", "per", "what", "how"}
+_LETTER_CODE = re.compile(r"^[A-Za-z]{1,2}(\d{3,})$")
+_TEMPORAL = re.compile(r"\b(earlier|later|earliest|latest|before|after|first|when|date|dated|published|"
+                       r"issued|effective|older|newer)\b|早|晚|先|什么时候|何时|日期|发布|生效", re.I)
+_CLAUSE_SPLIT = re.compile(r"[,，;；:：]\s*(?!\d{3})")
+_COMPARE_CUES = frozenset({"compar", "versus", "vs", "differ", "differenc", "which", "less", "more",
+                           "higher", "lower", "better", "wors", "对比", "比较", "哪个", "区别", "差异"})
+
+
+@dataclass(frozen=True)
+class Side:
+    """One thing being compared.
+
+    Attributes:
+        name: as written in the query ("A320", "737 MAX 8").
+        variants: lower-case spellings that count as a mention.
+        number_alias: for letter+number codes ("B737"), the bare number ("737").
+        inferred: True when read from the query text because perception found no entity.
+    """
+
+    name: str
+    variants: tuple[str, ...]
+    number_alias: str | None = None
+    inferred: bool = False
+
+    @property
+    def tokens(self) -> frozenset[str]:
+        """BM25 terms of the side's spellings (removed from measure terms)."""
+        return frozenset(t for v in self.variants + ((self.number_alias,) if self.number_alias else ())
+                         for t in tokenize(v))
+
+    def mentioned_in(self, text: str) -> bool:
+        """True when the text names this side (see the module docstring for the rule)."""
+        lowered = text.lower()
+        for variant in self.variants:
+            for match in re.finditer(re.escape(variant), lowered):
+                if _word_start(lowered, match.start()) and _word_end(lowered, match.end(), variant):
+                    return True
+        if self.number_alias:
+            quantities = {q.span[0] for q in stated_quantities(text) if q.unit}
+            for match in re.finditer(rf"(?<![A-Za-z0-9.,]){self.number_alias}(?![\d,.])", lowered):
+                if match.start() not in quantities:
+                    return True
+        return False
+
+
+def _word_start(text: str, start: int) -> bool:
+    """True when position `start` begins a word (no ASCII letter or digit before it)."""
+    return start == 0 or not re.match(r"[a-z0-9]", text[start - 1])
+
+
+def _word_end(text: str, end: int, variant: str) -> bool:
+    """True when a mention may end at `end`: a code ending in a digit may run on in letters."""
+    if end >= len(text):
+        return True
+    nxt = text[end]
+    if variant[-1].isdigit():
+        return not nxt.isdigit()
+    return not re.match(r"[a-z0-9]", nxt)
+
+
+def make_side(name: str, normalized: str | None = None, inferred: bool = False) -> Side:
+    """A Side (a comparison side or any name the query gives) with its spellings and (for letter+number codes) its number alias."""
+    variants = tuple(dict.fromkeys(v.lower().strip() for v in (name, normalized or name) if v and v.strip()))
+    code = _LETTER_CODE.match(name.strip())
+    return Side(name.strip(), variants, code.group(1) if code else None, inferred)
+
+
+def _infer_name(query: str, start: int, end: int) -> str | None:
+    """The name on the other side of a connector next to the span (start, end), if any."""
+    after = _CONNECTOR.match(query, end)
+    if after:
+        match = _NAME_AFTER.match(query[after.end():])
+        if match:
+            words = match.group(1).split()
+            cut = next((i for i, w in enumerate(words) if not _name_word(w)), len(words))
+            return " ".join(words[:cut]) or None
+    before = [m for m in _CONNECTOR.finditer(query, 0, start) if m.end() == start]
+    if before:
+        match = _NAME_BEFORE.search(query[:before[-1].start()])
+        if match:
+            words = match.group(1).split()
+            cut = max((i + 1 for i, w in enumerate(words) if not _name_word(w)), default=0)
+            return " ".join(words[cut:]) or None
+    return None
+
+
+def _name_word(word: str) -> bool:
+    """True for a word that can be part of a name: capitalised or holding a digit, not a stopword."""
+    return word.lower() not in _NAME_STOP and (word[0].isupper() or any(ch.isdigit() for ch in word))
+
+
+def comparison_sides(perception: Perception) -> list[Side]:
+    """The sides of a comparison: named entities of the query in order, at least two if possible.
+
+    When perception found fewer than two names, the words across a connector ("vs", "or",
+    "和", "与") from the one it found are taken as the other side (marked `inferred`).
+    """
+    sides: list[Side] = []
+    for entity in sorted(perception.entities, key=lambda e: e.span):
+        if entity.label not in NAME_LABELS:
+            continue
+        candidate = make_side(entity.text, entity.normalized)
+        if any(set(candidate.variants) & set(s.variants) for s in sides):
+            continue
+        sides.append(candidate)
+    if len(sides) == 1:
+        entity = next(e for e in sorted(perception.entities, key=lambda e: e.span) if e.label in NAME_LABELS)
+        name = _infer_name(perception.query, *entity.span)
+        if name and name.lower() not in sides[0].variants and re.search(r"[A-Z0-9]", name):
+            other = make_side(name, inferred=True)
+            sides = sorted([sides[0], other], key=lambda s: perception.query.lower().find(s.variants[0]))
+    return sides
+
+
+@dataclass
+class Point:
+    """One side's value for the relation: the sentence, the measure or date, as written."""
+
+    side: Side
+    candidate: Candidate
+    value: float | str
+    unit: str
+    text: str
+
+
+@dataclass
+class Finding:
+    """What the comparison found.
+
+    Attributes:
+        per_side: side name -> its best sentences (best first; relation sentences first).
+        relation: "lower", "higher", "same", "earlier", "later", or None.
+        points: the two values compared, when there is a relation.
+        kind: "figure" or "date": what was compared (or would have been).
+        notices: (glue key, fields) for each thing the evidence did not allow.
+    """
+
+    per_side: dict[str, list[Candidate]] = field(default_factory=dict)
+    relation: str | None = None
+    points: tuple[Point, Point] | None = None
+    kind: str = "figure"
+    notices: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+
+
+class Comparator:
+    """Finds, for two or more sides, the sentences about each and the relation between the first two."""
+
+    def __init__(self, settings: ScoreSettings, max_per_entity: int = 2) -> None:
+        """Store settings.
+
+        Args:
+            settings: sentence scoring weights.
+            max_per_entity: sentences kept per side.
+        """
+        self.settings = settings
+        self.max_per_entity = max_per_entity
+
+    def side_candidates(self, side: Side, others: Sequence[Side], candidates: Sequence[Candidate],
+                        terms: QueryTerms) -> list[Candidate]:
+        """Sentences about `side` only, ranked: naming it (or its chunk title names it) and no other side."""
+        own_terms = QueryTerms({t: w for t, w in terms.weights.items()
+                                if not any(t in o.tokens for o in others)}, terms.language, terms.quantitative)
+        about: list[Candidate] = []
+        for c in candidates:
+            if any(o.mentioned_in(c.text) for o in others):
+                continue
+            if side.mentioned_in(c.text) or (side.mentioned_in(c.chunk.title or "")
+                                             and not any(o.mentioned_in(c.chunk.title or "") for o in others)):
+                about.append(c)
+        ranked = rank(about, lambda c: score(c, own_terms, self.settings))
+        return [c for c in ranked if c.score > 0]
+
+    def measure_terms(self, sides: Sequence[Side], terms: QueryTerms) -> set[str]:
+        """Query terms that say what is measured: not side names, comparison cues or numbers."""
+        side_tokens = set().union(*(s.tokens for s in sides)) if sides else set()
+        return {t for t in terms.weights if t not in side_tokens and t not in _COMPARE_CUES
+                and not t.replace(".", "").isdigit()}
+
+    def compare(self, query: str, sides: Sequence[Side], candidates: Sequence[Candidate],
+                terms: QueryTerms) -> Finding:
+        """Sentences per side and the relation (or why there is none) between the first two sides."""
+        finding = Finding()
+        ranked: dict[str, list[Candidate]] = {}
+        for side in sides:
+            others = [o for o in sides if o is not side]
+            ranked[side.name] = self.side_candidates(side, others, candidates, terms)
+        for side in sides:
+            if not ranked[side.name]:
+                finding.notices.append(("missing_side", {"a": side.name}))
+        if len(sides) >= 2 and ranked[sides[0].name] and ranked[sides[1].name]:
+            measures = self.measure_terms(sides, terms)
+            temporal = bool(_TEMPORAL.search(query))
+            finding.kind = "date" if temporal else "figure"
+            pick = self._date_pair if temporal else self._measure_pair
+            pick(sides[0], sides[1], ranked, measures, terms, finding)
+        for side in sides:
+            finding.per_side[side.name] = ranked[side.name]
+        return finding
+
+    # --- pairing ---------------------------------------------------------------------------
+
+    def _relevant(self, candidate: Candidate, measures: set[str]) -> bool:
+        """True when the sentence is about the asked measure (or no measure was asked)."""
+        return not measures or bool(measures & candidate.tokens)
+
+    def _measure_pair(self, a: Side, b: Side, ranked: dict[str, list[Candidate]], measures: set[str],
+                      terms: QueryTerms, finding: Finding) -> None:
+        """The best same-unit pair of figures, or a notice saying why there is none."""
+        found = {s.name: [(c, m) for c in ranked[s.name] if self._relevant(c, measures)
+                          for m in sentence_measures(c.text) if _clause_mentions(c.text, m, measures)]
+                 for s in (a, b)}
+        best: tuple[float, tuple, tuple[Candidate, Measure], tuple[Candidate, Measure]] | None = None
+        for i, (ca, ma) in enumerate(found[a.name]):
+            for j, (cb, mb) in enumerate(found[b.name]):
+                if ma.unit != mb.unit:
+                    continue
+                value = ca.score + cb.score + _similarity(ca, cb, a, b)
+                order = (-value, i, j)
+                if best is None or order < best[1]:
+                    best = (value, order, (ca, ma), (cb, mb))
+        if best is None:
+            self._no_pair(a, b, found, terms, finding)
+            return
+        (ca, ma), (cb, mb) = best[2], best[3]
+        if same_quantity(ma.quantity, mb.quantity) or ma.value == mb.value:
+            relation = "same"
+        else:
+            relation = "lower" if ma.value < mb.value else "higher"
+        finding.relation = relation
+        finding.points = (Point(a, ca, ma.value, ma.unit or "", ma.text), Point(b, cb, mb.value, mb.unit or "", mb.text))
+
+    def _no_pair(self, a: Side, b: Side, found: dict, terms: QueryTerms, finding: Finding) -> None:
+        """Record why no figures could be compared (only when a figure was asked for or given)."""
+        if not found[a.name] and not found[b.name] and not terms.quantitative:
+            return
+        for side, other in ((a, b), (b, a)):
+            if not found[side.name]:
+                finding.notices.append(("no_value", {"a": side.name, "b": other.name}))
+                return
+        finding.notices.append(("units_differ", {"a": a.name, "b": b.name,
+                                                 "ua": found[a.name][0][1].unit or "", "ub": found[b.name][0][1].unit or ""}))
+
+    def _date_pair(self, a: Side, b: Side, ranked: dict[str, list[Candidate]], measures: set[str],
+                   terms: QueryTerms, finding: Finding) -> None:
+        """The first stated date of each side's best dated sentence, compared."""
+        points: list[Point] = []
+        for side in (a, b):
+            dated = [c for c in ranked[side.name] if c.dates]
+            if not dated:
+                other = b if side is a else a
+                finding.notices.append(("no_value", {"a": side.name, "b": other.name}))
+                return
+            c = dated[0]
+            points.append(Point(side, c, c.dates[0].value.isoformat(), "date", c.dates[0].text))
+        pa, pb = points
+        finding.relation = "same" if pa.value == pb.value else ("earlier" if pa.value < pb.value else "later")
+        finding.points = (pa, pb)
+
+
+def _clause_mentions(text: str, measure: Measure, measures: set[str]) -> bool:
+    """True when the clause holding the figure names the asked measure (or none was asked).
+
+    "… per seat is 12.7 kg per seat per hour, based on 180 seats": for "fuel burn", 12.7 kg
+    qualifies and 180 seats does not.
+    """
+    if not measures:
+        return True
+    start = measure.quantity.span[0]
+    left = max((m.end() for m in _CLAUSE_SPLIT.finditer(text, 0, start)), default=0)
+    right = next((m.start() for m in _CLAUSE_SPLIT.finditer(text, measure.quantity.span[1])), len(text))
+    return bool(measures & set(tokenize(text[left:right])))
+
+
+def _similarity(ca: Candidate, cb: Candidate, a: Side, b: Side) -> float:
+    """Term overlap (Jaccard) of two sentences, side names and numbers left out."""
+    drop = a.tokens | b.tokens
+    ta = {t for t in ca.tokens if t not in drop and not t.replace(".", "").isdigit()}
+    tb = {t for t in cb.tokens if t not in drop and not t.replace(".", "").isdigit()}
+    return len(ta & tb) / len(ta | tb) if ta | tb else 0.0

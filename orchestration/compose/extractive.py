@@ -1,0 +1,202 @@
+"""The extractive composer: the default, deterministic answer writer (DESIGN.md section 7).
+
+Contract (as every Sightline component): a cheap constructor taking plain values, `warm_up()`
+(nothing to load), and `run(perception, evidence, excluded_claims) -> Answer`. Promises:
+
+- Same input, same output: no randomness, no clock, ties broken by evidence rank and position.
+- Every fact claim quotes one evidence sentence verbatim, followed by its `[n]` marker; `n`
+  numbers the cited chunks by first use in `Answer.text`.
+- Comparisons (action "compare" with two sides) get the best sentences per side and a relation
+  claim only when two stated values with the same unit (or two dates) support it; otherwise a
+  notice says why not. A side with no evidence gets a notice.
+- A query with several questions gets sentences for each part.
+- Glue text (relations, notices, the refusal) is in the query's language; for Chinese queries
+  Chinese sentences win when they score comparably (see `scoring.ScoreSettings.foreign_factor`).
+- No supporting sentence -> a plain refusal with no claims and no citations.
+- Sentences in `excluded_claims` are never picked again.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from orchestration.retrieval.scored import ScoredChunk
+from orchestration.types import Answer, Claim
+from perception.types import Perception
+
+from .citations import CitationBook
+from .comparison import Comparator, Finding, Side, comparison_sides, make_side
+from .language import glue, relation_word
+from .questions import cue_bonus, split_questions
+from .scoring import NAME_LABELS, QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
+from .sentences import Candidate, evidence_candidates
+
+
+class ExtractiveComposer:
+    """Quotes the best supporting evidence sentences, cites them, and states supported relations."""
+
+    name = "extractive"
+
+    def __init__(self, max_sentences: int = 4, max_per_entity: int = 2, snippet_chars: int = 240,
+                 min_ratio: float = 0.35, foreign_factor: float = 0.8) -> None:
+        """Check and store settings; nothing is loaded.
+
+        Args:
+            max_sentences: fact sentences in an answer that is not a comparison.
+            max_per_entity: fact sentences per side of a comparison.
+            snippet_chars: the longest citation snippet.
+            min_ratio: sentences scoring below this share of the best one are left out.
+            foreign_factor: score multiplier for sentences not in the query's language (0..1].
+
+        Raises:
+            ValueError: a setting is out of range (the message names it and the valid range).
+        """
+        for field_name, value, low in (("max_sentences", max_sentences, 1), ("max_per_entity", max_per_entity, 1),
+                                       ("snippet_chars", snippet_chars, 20)):
+            if not isinstance(value, int) or value < low:
+                raise ValueError(f"ExtractiveComposer: {field_name} must be an integer >= {low}, got {value!r}")
+        for field_name, value in (("min_ratio", min_ratio), ("foreign_factor", foreign_factor)):
+            if not 0.0 <= float(value) <= 1.0:
+                raise ValueError(f"ExtractiveComposer: {field_name} must be between 0 and 1, got {value!r}")
+        self.max_sentences = max_sentences
+        self.max_per_entity = max_per_entity
+        self.snippet_chars = snippet_chars
+        self.settings = ScoreSettings(min_ratio=float(min_ratio), foreign_factor=float(foreign_factor))
+
+    def warm_up(self) -> None:
+        """Nothing to load (the tokenizer loads jieba lazily on first Chinese text)."""
+
+    # --- entry point --------------------------------------------------------------------------
+
+    def run(self, perception: Perception, evidence: Sequence[ScoredChunk],
+            excluded_claims: Sequence[str] = ()) -> Answer:
+        """Compose an answer from the evidence (best first).
+
+        Args:
+            perception: the understood query.
+            evidence: the fused evidence, best first.
+            excluded_claims: sentence or claim texts a previous attempt's validation rejected.
+
+        Returns:
+            An Answer with `composer="extractive"` in the query's language.
+        """
+        language = perception.language if perception.language in ("en", "zh") else "en"
+        selection = Selection(excluded_claims)
+        candidates = [c for c in evidence_candidates(evidence) if not selection.is_excluded(c.text)]
+        set_priors(candidates, self.settings)
+        terms = QueryTerms.from_perception(perception)
+        book = CitationBook(self.snippet_chars)
+        notes: list[str] = []
+        sides = comparison_sides(perception) if perception.action == "compare" else []
+        if len(sides) >= 2:
+            sections = self._compare(perception, sides, candidates, terms, selection, book, language, notes)
+        else:
+            sections = self._lookup(perception, candidates, terms, selection, book, notes)
+        if not any(c.kind == "fact" for section in sections for c in section):
+            return Answer(text=glue(language, "no_answer"), claims=[], citations=[], composer=self.name,
+                          language=language, notes=notes + ["no evidence sentence supports the query"])
+        claims = [c for section in sections for c in section]
+        text = "\n\n".join(" ".join(c.text for c in section) for section in sections if section)
+        return Answer(text=text, claims=claims, citations=book.citations(), composer=self.name,
+                      language=language, notes=notes)
+
+    # --- lookups and sub-questions --------------------------------------------------------------
+
+    def _lookup(self, perception: Perception, candidates: list[Candidate], terms: QueryTerms,
+                selection: Selection, book: CitationBook, notes: list[str]) -> list[list[Claim]]:
+        """The best sentences for the query, one section per sub-question."""
+        names = [make_side(e.text, e.normalized) for e in perception.entities if e.label in NAME_LABELS]
+        if names:
+            candidates = [c for c in candidates if _names_any(names, c)]
+        parts = split_questions(perception.query)
+        if len(parts) > 1:
+            notes.append("sub-questions: " + " | ".join(p.ask for p in parts))
+        quota = max(1, math.ceil(self.max_sentences / len(parts)))
+        sections: list[list[Claim]] = []
+        for part in parts:
+            part_terms = terms if len(parts) == 1 else _merge(QueryTerms.from_perception(perception, part.ask), terms, 0.5)
+            ranked = rank(candidates, lambda c: score(c, part_terms, self.settings,
+                                                      lambda cand: cue_bonus(part.kind, cand)))
+            chosen = selection.pick(ranked, quota, self.settings.min_ratio)
+            sections.append([self._fact(c, book) for c in reading_order(chosen)])
+        return sections
+
+    # --- comparisons ------------------------------------------------------------------------------
+
+    def _compare(self, perception: Perception, sides: list[Side], candidates: list[Candidate],
+                 terms: QueryTerms, selection: Selection, book: CitationBook, language: str,
+                 notes: list[str]) -> list[list[Claim]]:
+        """A relation (or notices) first, then one section of sentences per side."""
+        inferred = [s.name for s in sides if s.inferred]
+        if inferred:
+            notes.append("comparison side read from the query text: " + ", ".join(inferred))
+        finding = Comparator(self.settings, self.max_per_entity).compare(perception.query, sides, candidates, terms)
+        lead: list[Claim] = []
+        relation = self._relation_claim(finding, book, language, selection)
+        if relation is not None:
+            lead.append(relation)
+        for key, fields in finding.notices:
+            kind = relation_word(language, finding.kind)
+            lead.append(Claim(text=glue(language, key, kind=kind, **fields), kind="notice",
+                              entity=fields.get("a")))
+        sections = [lead] if lead else []
+        for side in sides:
+            picked = self._side_sentences(finding, side, selection)
+            if picked:
+                sections.append([self._fact(c, book, entity=side.name) for c in picked])
+        return sections
+
+    def _side_sentences(self, finding: Finding, side: Side, selection: Selection) -> list[Candidate]:
+        """Up to max_per_entity sentences for a side, the relation's sentence first."""
+        ranked = finding.per_side.get(side.name, [])
+        first: list[Candidate] = []
+        if finding.points:
+            point = next((p for p in finding.points if p.side is side), None)
+            if point is not None and selection.allows(point.candidate):
+                selection.chosen.append(point.candidate)
+                first.append(point.candidate)
+        rest = selection.pick([c for c in ranked if c not in first], self.max_per_entity - len(first),
+                              self.settings.min_ratio)
+        return first + reading_order(rest)
+
+    def _relation_claim(self, finding: Finding, book: CitationBook, language: str,
+                        selection: Selection) -> Claim | None:
+        """The relation claim naming both values and both sources, or None."""
+        if finding.relation is None or finding.points is None:
+            return None
+        pa, pb = finding.points
+        na = book.cite(pa.candidate.chunk, pa.candidate.text)
+        nb = book.cite(pb.candidate.chunk, pb.candidate.text)
+        key = "date_relation" if finding.kind == "date" else "value_relation"
+        text = glue(language, key, a=pa.side.name, b=pb.side.name, va=f"{pa.text} [{na}]", vb=f"{pb.text} [{nb}]",
+                    sa=book.source_name(pa.candidate.chunk), sb=book.source_name(pb.candidate.chunk),
+                    rel=relation_word(language, finding.relation))
+        if selection.is_excluded(text):
+            return None
+        values = {p.side.name: {"value": p.value, "unit": p.unit, "n": n} for p, n in ((pa, na), (pb, nb))}
+        numbers = [pa.text, pb.text] if finding.kind == "figure" else []
+        return Claim(text=text, citations=sorted({na, nb}), numbers=numbers, kind="relation",
+                     values=values, relation=finding.relation)
+
+    # --- claims -----------------------------------------------------------------------------------
+
+    def _fact(self, candidate: Candidate, book: CitationBook, entity: str | None = None) -> Claim:
+        """A fact claim quoting the sentence verbatim, its [n] marker appended."""
+        n = book.cite(candidate.chunk, candidate.text)
+        return Claim(text=f"{candidate.text} [{n}]", citations=[n],
+                     numbers=[q.text for q in candidate.quantities], kind="fact", entity=entity)
+
+
+def _names_any(names: Sequence[Side], candidate: Candidate) -> bool:
+    """True when the sentence, its chunk title or its chunk source names one of the query's names."""
+    where = (candidate.text, candidate.chunk.title or "", str(candidate.chunk.metadata.get("source") or ""))
+    return any(name.mentioned_in(text) for name in names for text in where)
+
+
+def _merge(primary: QueryTerms, secondary: QueryTerms, factor: float) -> QueryTerms:
+    """`primary`'s terms plus `secondary`'s at `factor` of their weight (primary wins ties)."""
+    weights = {t: w * factor for t, w in secondary.weights.items()}
+    for term, weight in primary.weights.items():
+        weights[term] = max(weight, weights.get(term, 0.0))
+    return QueryTerms(weights, primary.language, primary.quantitative)

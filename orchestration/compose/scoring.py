@@ -1,0 +1,225 @@
+"""Sentence scoring and selection: which evidence sentences best support the query.
+
+Promises: scores are pure functions of (query terms, sentence, chunk rank, settings), so the
+same input always ranks the same way; ties break by evidence rank then sentence position;
+a sentence that shares no query term with the query scores 0 and is never selected; the
+selection never returns duplicates, near-duplicates (same text up to case and spacing, one
+inside the other, or 80%+ of the same terms) or any sentence the caller excluded.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+from orchestration.retrieval.tokenize import is_code, tokenize
+from perception.types import Perception
+
+from .sentences import Candidate
+
+# Labels of entities that name a thing (the sides of a comparison, the subject of a lookup).
+NAME_LABELS = frozenset({"CODE", "PRODUCT", "ORG", "SOURCE", "PERSON", "PLACE", "WORK", "EVENT"})
+# Question and comparison words: they say what is asked, not what to find.
+_CUE_TERMS = frozenset({"compar", "versus", "vs", "differ", "differenc", "which", "less", "more",
+                        "higher", "lower", "better", "wors", "对比", "比较", "哪个", "多少", "什么",
+                        "哪些", "区别", "差异", "怎么", "如何", "是否"})
+# A sentence that itself asks or describes a question ("This policy defines who handles ...",
+# "由谁负责处理以及如何处理") restates the query rather than answering it.
+_META_EN = re.compile(r"\b(who|whom|what|how)\b", re.I)
+_META_ZH = re.compile(r"谁|什么|如何|怎么|怎样")
+_MARKER = re.compile(r"\s*\[\d+\]")
+_SPACE = re.compile(r"\s+")
+
+
+def normalize_text(text: str) -> str:
+    """Text for duplicate checks: [n] markers removed, lower case, single spaces."""
+    return _SPACE.sub(" ", _MARKER.sub("", text)).strip().lower()
+
+
+@dataclass
+class QueryTerms:
+    """Weighted query terms: names (codes, products, organisations) count most.
+
+    Attributes:
+        weights: term -> weight (names 2.0, domain terms 1.5, other words 1.0, cues 0.3).
+        language: the query language.
+        quantitative: the query asks for a number.
+    """
+
+    weights: dict[str, float]
+    language: str = "en"
+    quantitative: bool = False
+
+    @classmethod
+    def from_perception(cls, perception: Perception, text: str | None = None) -> "QueryTerms":
+        """Terms of the query (or of `text`, one sub-question of it) weighted by what they are.
+
+        Entities and keywords of the whole query are used only when they occur in `text`.
+        """
+        text = perception.query if text is None else text
+        weights: dict[str, float] = {}
+
+        def add(terms: Iterable[str], weight: float) -> None:
+            for term in terms:
+                weight_here = 0.3 if term in _CUE_TERMS else weight
+                weights[term] = max(weights.get(term, 0.0), weight_here)
+
+        add(tokenize(text), 1.0)
+        lowered = text.lower()
+        for keyword in perception.keywords:
+            if keyword.lower() in lowered:
+                add(tokenize(keyword), 1.0)
+        for entity in perception.entities:
+            if entity.text.lower() not in lowered:
+                continue
+            weight = 2.0 if entity.label in NAME_LABELS else 1.5
+            add(tokenize(entity.text), weight)
+            if entity.label not in NAME_LABELS and entity.normalized != entity.text:
+                add(tokenize(entity.normalized), 0.5)  # "fuel efficiency" for "fuel burn"
+        return cls(weights, perception.language, perception.constraints.quantitative)
+
+    @property
+    def total(self) -> float:
+        """The sum of all weights (at least 1e-9)."""
+        return max(sum(self.weights.values()), 1e-9)
+
+    def matched(self, tokens: frozenset[str]) -> float:
+        """The weight of query terms present in `tokens` (a code also matches a longer code: A320 ~ a320neo)."""
+        found = 0.0
+        for term, weight in self.weights.items():
+            if term in tokens or (is_code(term) and any(t.startswith(term) for t in tokens)):
+                found += weight
+        return found
+
+
+@dataclass(frozen=True)
+class ScoreSettings:
+    """The knobs of sentence scoring (defaults tuned on the demo knowledge base)."""
+
+    title_weight: float = 0.3      # query terms found only in the chunk title count this much
+    rank_weight: float = 0.3       # how much the evidence rank moves a score
+    rank_decay: float = 0.25       # prior = 1 / (1 + rank_decay * rank)
+    number_bonus: float = 0.15     # quantitative queries: sentences stating a number
+    foreign_factor: float = 0.8    # sentences not in the query's language
+    meta_factor: float = 0.5       # sentences that restate a question instead of answering it
+    min_ratio: float = 0.35        # drop sentences scoring below this share of the best
+    status_factors: tuple[tuple[str, float], ...] = (("draft", 0.7), ("superseded", 0.7), ("expired", 0.7))
+
+
+def score(candidate: Candidate, terms: QueryTerms, settings: ScoreSettings,
+          bonus: Callable[[Candidate], float] | None = None) -> float:
+    """How well a sentence supports the query: 0 when it shares no term with it.
+
+    Args:
+        candidate: the sentence.
+        terms: the weighted query (or sub-question) terms.
+        settings: the weights.
+        bonus: an extra additive term (e.g. sub-question cues), only for supporting sentences.
+
+    Returns:
+        A non-negative score.
+    """
+    own = terms.matched(candidate.tokens)
+    if own <= 0:
+        return 0.0
+    title_only = max(terms.matched(candidate.context_tokens) - own, 0.0)
+    value = (own + settings.title_weight * title_only) / terms.total
+    if terms.quantitative and any(q.unit for q in candidate.quantities):
+        value += settings.number_bonus
+    if bonus is not None:
+        value += bonus(candidate)
+    prior = candidate.notes.get("prior", 1.0 / (1.0 + settings.rank_decay * candidate.rank))
+    value *= (1.0 - settings.rank_weight) + settings.rank_weight * prior
+    if candidate.language != terms.language:
+        value *= settings.foreign_factor
+    if (_META_ZH if candidate.language == "zh" else _META_EN).search(candidate.text):
+        value *= settings.meta_factor
+    status = str(candidate.chunk.metadata.get("status") or "").lower()
+    value *= dict(settings.status_factors).get(status, 1.0)
+    return value
+
+
+def set_priors(candidates: Sequence[Candidate], settings: ScoreSettings) -> None:
+    """Store each sentence's evidence prior: chunk score / best score, or a rank decay without scores."""
+    best = max((c.chunk.score for c in candidates), default=0.0)
+    for candidate in candidates:
+        if best > 0:
+            candidate.notes["prior"] = max(candidate.chunk.score, 0.0) / best
+        else:
+            candidate.notes["prior"] = 1.0 / (1.0 + settings.rank_decay * candidate.rank)
+
+
+class Selection:
+    """The sentences chosen so far, guarding against duplicates and excluded texts."""
+
+    def __init__(self, excluded: Sequence[str] = ()) -> None:
+        """Start empty.
+
+        Args:
+            excluded: sentence or claim texts that must never be picked ([n] markers ignored).
+        """
+        self.excluded = [normalize_text(t) for t in excluded if t and t.strip()]
+        self.chosen: list[Candidate] = []
+
+    def is_excluded(self, text: str) -> bool:
+        """True when `text` equals an excluded text or mostly contains / is contained in one."""
+        norm = normalize_text(text)
+        for ex in self.excluded:
+            if norm == ex:
+                return True
+            shorter, longer = sorted((norm, ex), key=len)
+            if shorter and shorter in longer and len(shorter) >= 0.6 * len(longer):
+                return True
+        return False
+
+    def is_duplicate(self, candidate: Candidate) -> bool:
+        """True when the sentence repeats one already chosen (same, contained, or 80% same terms)."""
+        norm = normalize_text(candidate.text)
+        for other in self.chosen:
+            other_norm = normalize_text(other.text)
+            if norm == other_norm or norm in other_norm or other_norm in norm:
+                return True
+            union = candidate.tokens | other.tokens
+            if len(union) >= 3 and len(candidate.tokens & other.tokens) / len(union) >= 0.8:
+                return True
+        return False
+
+    def allows(self, candidate: Candidate) -> bool:
+        """True when the sentence may still be picked."""
+        return not self.is_excluded(candidate.text) and not self.is_duplicate(candidate)
+
+    def pick(self, ranked: Sequence[Candidate], limit: int, min_ratio: float) -> list[Candidate]:
+        """Take up to `limit` allowed sentences from `ranked` (best first, scores set).
+
+        Sentences scoring 0 or below `min_ratio` x the best allowed score are not taken.
+        """
+        allowed = [c for c in ranked if c.score > 0 and self.allows(c)]
+        if not allowed:
+            return []
+        floor = allowed[0].score * min_ratio
+        taken: list[Candidate] = []
+        for candidate in allowed:
+            if len(taken) >= limit or candidate.score < floor:
+                break
+            if self.allows(candidate):  # re-check: an earlier pick may duplicate it
+                self.chosen.append(candidate)
+                taken.append(candidate)
+        return taken
+
+
+def rank(candidates: Iterable[Candidate], key: Callable[[Candidate], float]) -> list[Candidate]:
+    """Candidates with `score` set from `key`, best first; ties by evidence rank, then position."""
+    out = []
+    for candidate in candidates:
+        candidate.score = key(candidate)
+        out.append(candidate)
+    return sorted(out, key=lambda c: (-c.score, c.rank, c.position))
+
+
+def reading_order(chosen: Sequence[Candidate]) -> list[Candidate]:
+    """Chosen sentences grouped by chunk (best chunk first), in document order inside a chunk."""
+    first: dict[str, int] = {}
+    for i, candidate in enumerate(chosen):
+        first.setdefault(candidate.chunk.chunk_id, i)
+    return sorted(chosen, key=lambda c: (first[c.chunk.chunk_id], c.start))

@@ -1,0 +1,170 @@
+"""Candidate answer sentences: evidence chunks split into quotable sentences.
+
+Promises: every `Candidate.text` is an exact substring of its chunk's text (a validator can
+find it verbatim); headings glued to the front of a sentence by the chunker (the document
+title, the chunk's section, or a short English heading followed by a sentence-opening word)
+are cut off, never anything else; headings and fragments on their own are dropped. The
+output order is deterministic: evidence order, then position in the chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Sequence
+
+from orchestration.kb.chunking import split_sentences
+from orchestration.retrieval.scored import ScoredChunk
+from orchestration.retrieval.tokenize import tokenize
+
+from .language import has_cjk, sentence_language
+from .measures import stated_dates, stated_quantities
+
+# A short English heading ("Fuel burn", "Who handles a mismatch") the chunker glued to a
+# sentence that opens with one of these words.
+_OPENERS = ("The", "This", "These", "Those", "It", "Its", "All", "If", "When", "No", "Each",
+            "Every", "After", "Before", "During", "Our", "We", "Any", "Where", "Unless", "Only",
+            "Both", "There", "In", "On", "For", "Under")
+_GLUED_HEADING = re.compile(
+    r"^(?P<head>[A-Z0-9][^.!?;。！？]{0,80}?[A-Za-z0-9)])\s+(?=(?:" + "|".join(_OPENERS) + r")\s)")
+# "What triggers E4027 E4027 is triggered ...": a heading ending in the code the sentence opens with.
+_REPEATED_CODE = re.compile(r"^(?P<head>[A-Z][^.!?;。！？]{0,60}?\b(?P<code>[A-Z]+\d+[\w-]*))\s+(?=(?P=code)\b)")
+_HEAD_LAST_WORD_STOP = {"the", "of", "a", "an", "to", "and", "or", "in", "for", "with", "by",
+                        "on", "at", "from", "as", "is", "are", "was", "were", "be"}
+_TERMINAL = re.compile(r"[.!?。！？；;:)）\"”']\s*$")
+_WORDS = re.compile(r"[^\s\u3400-\u4dbf\u4e00-\u9fff]+")
+_CJK_CHARS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+@dataclass
+class Candidate:
+    """One quotable sentence of one evidence chunk.
+
+    Attributes:
+        text: the sentence, an exact substring of `chunk.text`.
+        chunk: the evidence chunk it comes from.
+        rank: the chunk's 0-based position in the evidence (best first).
+        position: the sentence's 0-based position among the chunk's candidates.
+        start: character offset of `text` in `chunk.text`.
+        language: "zh" or "en" (see `language.sentence_language`).
+    """
+
+    text: str
+    chunk: ScoredChunk
+    rank: int
+    position: int
+    start: int
+    language: str
+    score: float = 0.0
+    notes: dict = field(default_factory=dict)
+
+    @cached_property
+    def tokens(self) -> frozenset[str]:
+        """The sentence's BM25 terms (stemmed, codes whole) as a set."""
+        return frozenset(tokenize(self.text))
+
+    @cached_property
+    def context_tokens(self) -> frozenset[str]:
+        """Terms of the sentence together with the chunk title (for side and topic matching)."""
+        return self.tokens | frozenset(tokenize(self.chunk.title or ""))
+
+    @cached_property
+    def quantities(self):
+        """Quantities stated in the sentence (parts of codes such as LEAP-1A26 excluded)."""
+        return stated_quantities(self.text)
+
+    @cached_property
+    def dates(self):
+        """Calendar dates written in the sentence, with their text."""
+        return stated_dates(self.text)
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """A stable identity: (chunk id, offset in the chunk)."""
+        return (self.chunk.chunk_id, self.start)
+
+
+def strip_glued_heading(sentence: str, headings: Sequence[str] = ()) -> str:
+    """The sentence without a heading glued to its front; the rest is returned unchanged.
+
+    Args:
+        sentence: one sentence from `split_sentences`.
+        headings: known headings of the chunk (its document title, its section).
+
+    Returns:
+        A suffix of `sentence` (possibly the whole of it).
+    """
+    changed = True
+    while changed:
+        changed = False
+        for heading in headings:
+            heading = (heading or "").strip()
+            if heading and len(sentence) > len(heading) + 1 and sentence.lower().startswith(heading.lower()):
+                rest = sentence[len(heading):].lstrip()
+                if rest and rest[0] not in ",.;:，。；：" and not rest[0].islower():
+                    sentence, changed = rest, True
+        repeated = _REPEATED_CODE.match(sentence)
+        if repeated and len(sentence[repeated.end():].split()) >= 4:
+            sentence, changed = sentence[repeated.end():], True
+            continue
+        match = _GLUED_HEADING.match(sentence)
+        if match and not has_cjk(match.group("head")):
+            last = match.group("head").split()[-1].lower()
+            rest = sentence[match.end():]
+            short = len(match.group("head").split()) <= 10
+            if short and last not in _HEAD_LAST_WORD_STOP and len(rest.split()) >= 4:
+                sentence, changed = rest, True
+    return sentence
+
+
+def is_fragment(sentence: str) -> bool:
+    """True for headings and fragments: too short to state anything, or no sentence ending."""
+    cjk = len(_CJK_CHARS.findall(sentence))
+    words = len(_WORDS.findall(sentence)) + cjk / 2
+    if cjk >= 4:
+        return cjk < 6 or (not _TERMINAL.search(sentence) and cjk < 12)
+    return words < 4 or (not _TERMINAL.search(sentence) and words < 8)
+
+
+def chunk_headings(chunk: ScoredChunk) -> list[str]:
+    """The headings a chunk is known to carry: its document title and its section."""
+    return [chunk.title or "", str(chunk.metadata.get("title") or ""), str(chunk.metadata.get("section") or "")]
+
+
+def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()) -> list[Candidate]:
+    """The quotable sentences of one chunk, in order.
+
+    Lines are split first (a heading on its own line is a fragment), then sentences; each
+    sentence loses any glued heading and is kept only if it is not a fragment.
+
+    Args:
+        chunk: the evidence chunk.
+        rank: its 0-based position in the evidence.
+        headings: known headings of its document (default: the chunk's own title and section).
+    """
+    headings = sorted(set(h for h in (list(headings) or chunk_headings(chunk)) if h), key=lambda h: (-len(h), h))
+    out: list[Candidate] = []
+    cursor = 0
+    for line in chunk.text.splitlines():
+        for raw in split_sentences(line):
+            sentence = strip_glued_heading(raw, headings)
+            if is_fragment(sentence):
+                continue
+            start = chunk.text.find(sentence, cursor)
+            if start < 0:  # cannot happen for a substring; kept as a guard for verbatim quoting
+                continue
+            cursor = start + len(sentence)
+            out.append(Candidate(sentence, chunk, rank, len(out), start, sentence_language(sentence)))
+    return out
+
+
+def evidence_candidates(evidence: Sequence[ScoredChunk]) -> list[Candidate]:
+    """Candidates of every chunk, evidence order then sentence order."""
+    by_doc: dict[str, set[str]] = {}
+    for chunk in evidence:  # every section heading seen in a document's chunks helps all of them
+        by_doc.setdefault(chunk.doc_id, set()).update(chunk_headings(chunk))
+    out: list[Candidate] = []
+    for rank, chunk in enumerate(evidence):
+        out.extend(chunk_candidates(chunk, rank, sorted(by_doc[chunk.doc_id])))
+    return out

@@ -1,0 +1,257 @@
+"""The extractive composer end to end, on real perceptions and demo-KB evidence."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from orchestration.compose.extractive import ExtractiveComposer
+from orchestration.compose.language import sentence_language
+
+MARKER = re.compile(r"\[(\d+)\]")
+
+FUEL_EN = ("Compare the fuel burn of the A320 and the B737 in 2023",
+           ["manuals-a320neo-perf-2023", "manuals-b737max8-perf-2023", "manuals-fuel-efficiency-comparison-2023",
+            "manuals-a320neo-perf-2021"])
+FUEL_ZH = ("A320neo 和 737 MAX 8 在 2023 年的油耗对比",
+           ["manuals-fuel-efficiency-comparison-2023", "manuals-fuel-efficiency-comparison-2023-zh",
+            "manuals-a320neo-perf-2023", "manuals-b737max8-perf-2023"])
+INVOICE_EN = ("Who handles an invoice that does not match the contract and what is the process?",
+              ["policies-invoice-contract-mismatch-2024", "policies-invoice-contract-mismatch-2025-draft"])
+INVOICE_ZH = ("发票金额与合同不一致，应该找哪个部门处理，流程是什么？",
+              ["policies-invoice-contract-mismatch-2024", "policies-invoice-contract-mismatch-2024-zh",
+               "policies-invoice-contract-mismatch-2025-draft-zh"])
+E4027 = ("What triggers error code E4027?", ["manuals-fault-e4027", "manuals-a320-maintenance-summary-zh"])
+Q2_ZH = ("2025 年第二季度已关闭的测试报告有哪些？",
+         ["reports-q2-2025-test-summary-zh", "reports-hydraulic-pressure-test-2025-04-18-zh",
+          "reports-engine-vibration-test-2025-05-14"])
+DATES = ("Compare the A320neo and 737 MAX 8 manuals: which was effective earlier?",
+         ["manuals-a320neo-perf-2023", "manuals-b737max8-perf-2023"])
+SCENARIOS = [FUEL_EN, FUEL_ZH, INVOICE_EN, INVOICE_ZH, E4027, Q2_ZH, DATES]
+IDS = ["fuel-en", "fuel-zh", "invoice-en", "invoice-zh", "e4027", "q2-zh", "dates"]
+
+
+@pytest.fixture(scope="module")
+def composer():
+    c = ExtractiveComposer()
+    c.warm_up()
+    return c
+
+
+@pytest.fixture
+def compose(composer, perceive, evidence):
+    """compose(query, doc_ids, excluded=()) -> (answer, evidence list)."""
+
+    def run(query, doc_ids, excluded=()):
+        chunks = evidence(*doc_ids)
+        return composer.run(perceive(query), chunks, excluded), chunks
+
+    return run
+
+
+def strip_markers(text: str) -> str:
+    return re.sub(r"\s*\[\d+\]", "", text).strip()
+
+
+def relations(answer):
+    return [c for c in answer.claims if c.kind == "relation"]
+
+
+def notices(answer):
+    return [c for c in answer.claims if c.kind == "notice"]
+
+
+# --- citations and verbatim quoting -----------------------------------------------------------
+
+@pytest.mark.parametrize("query, doc_ids", SCENARIOS, ids=IDS)
+def test_citations_are_numbered_by_first_use(compose, query, doc_ids):
+    answer, _ = compose(query, doc_ids)
+    seen: list[int] = []
+    for n in (int(m) for m in MARKER.findall(answer.text)):
+        if n not in seen:
+            seen.append(n)
+    assert seen == list(range(1, len(seen) + 1))
+    assert [c.n for c in answer.citations] == seen
+    for claim in answer.claims:
+        assert set(claim.citations) <= set(seen)
+        assert [int(m) for m in MARKER.findall(claim.text)] or claim.kind == "notice"
+
+
+@pytest.mark.parametrize("query, doc_ids", SCENARIOS, ids=IDS)
+def test_fact_claims_quote_their_cited_chunk_verbatim(compose, query, doc_ids):
+    answer, chunks = compose(query, doc_ids)
+    by_id = {c.chunk_id: c for c in chunks}
+    facts = [c for c in answer.claims if c.kind == "fact"]
+    assert facts
+    for claim in facts:
+        assert len(claim.citations) == 1
+        chunk = by_id[answer.citation(claim.citations[0]).chunk_id]
+        assert strip_markers(claim.text) in chunk.text
+        assert claim.text.endswith(f"[{claim.citations[0]}]")
+        assert all(number in claim.text for number in claim.numbers)
+
+
+@pytest.mark.parametrize("query, doc_ids", SCENARIOS, ids=IDS)
+def test_citation_records_come_from_chunk_metadata(compose, query, doc_ids):
+    answer, chunks = compose(query, doc_ids)
+    by_id = {c.chunk_id: c for c in chunks}
+    for citation in answer.citations:
+        chunk = by_id[citation.chunk_id]
+        assert citation.source == chunk.metadata["source"]
+        assert citation.title == chunk.title
+        assert citation.status == chunk.metadata["status"]
+        assert citation.updated_at and citation.published_at
+        assert citation.snippet and citation.snippet in chunk.text and len(citation.snippet) <= 240
+
+
+# --- comparisons ---------------------------------------------------------------------------------
+
+def test_a320_vs_b737_fuel_burn_is_lower_with_both_values_and_sources(compose):
+    answer, _ = compose(*FUEL_EN)
+    [relation] = relations(answer)
+    assert relation.relation == "lower"
+    assert relation.values["A320"]["value"] == 2290 and relation.values["B737"]["value"] == 2360
+    assert relation.values["A320"]["unit"] == relation.values["B737"]["unit"] == "kg/h"
+    for text in ("2,290", "2,360", "Airbus Flight Operations", "Boeing Flight Operations Engineering", "lower than"):
+        assert text in relation.text
+    assert relation.citations == [1, 2] and answer.text.startswith(relation.text)
+    assert {c.entity for c in answer.claims if c.kind == "fact"} == {"A320", "B737"}
+    assert "2,350" not in answer.text  # the superseded 2021 figure is not used
+
+
+def test_chinese_comparison_uses_chinese_sentences_and_glue(compose):
+    answer, _ = compose(*FUEL_ZH)
+    assert answer.language == "zh"
+    [relation] = relations(answer)
+    assert relation.relation == "lower" and "低于" in relation.text and "的数值" in relation.text
+    facts = [c for c in answer.claims if c.kind == "fact"]
+    assert facts and all(sentence_language(c.text) == "zh" for c in facts)
+    assert {c.entity for c in facts} == {"A320neo", "737 MAX 8"}
+    assert any("inferred" in n or "read from the query" in n for n in answer.notes)
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("Compare the A320neo and 737 MAX 8 manuals: which was effective earlier?", "earlier"),
+    ("Compare the 737 MAX 8 and A320neo manuals: which was effective later?", "later"),
+])
+def test_dates_give_earlier_or_later(compose, query, expected):
+    answer, _ = compose(query, DATES[1])
+    [relation] = relations(answer)
+    assert relation.relation == expected
+    assert "2023-04-01" in relation.text and "2023-06-01" in relation.text
+    assert relation.values[next(iter(relation.values))]["unit"] == "date"
+
+
+def test_missing_side_gets_a_notice_and_no_relation(compose):
+    answer, _ = compose(FUEL_EN[0], ["manuals-a320neo-perf-2023"])
+    assert not relations(answer)
+    [notice] = notices(answer)
+    assert "B737" in notice.text and "nothing" in notice.text and notice.citations == []
+    assert all(c.entity == "A320" for c in answer.claims if c.kind == "fact")
+
+
+def test_missing_side_notice_in_chinese(compose):
+    answer, _ = compose(FUEL_ZH[0], ["manuals-a320neo-perf-2023"])
+    [notice] = notices(answer)
+    assert "737 MAX 8" in notice.text and "没有" in notice.text
+
+
+@pytest.mark.parametrize("texts, key", [
+    (("The take-off weight of the X100 is 2,000 kg.", "The take-off weight of the Y200 is 45 % below older models."), "units"),
+    (("The take-off weight of the X100 is 2,000 kg.", "The take-off weight of the Y200 is noticeably below the older models."), "no figure"),
+], ids=["units-differ", "one-side-no-number"])
+def test_no_relation_without_comparable_values(composer, perceive, synthetic, texts, key):
+    evidence = [synthetic(texts[0], doc_id="x100"), synthetic(texts[1], doc_id="y200", score=0.9)]
+    answer = composer.run(perceive("Compare the weight of the X100 and the Y200"), evidence)
+    assert not relations(answer)
+    [notice] = notices(answer)
+    assert "cannot be compared" in notice.text
+    assert key in notice.text or key == "no figure" and "no figure" in notice.text
+    assert len([c for c in answer.claims if c.kind == "fact"]) == 2
+
+
+def test_relation_needs_the_asked_measure_not_any_number(composer, perceive, synthetic):
+    evidence = [synthetic("The X100 has 180 seats. The take-off weight of the X100 is 2,000 kg.", doc_id="x100"),
+                synthetic("The Y200 has 178 seats. The take-off weight of the Y200 is 2,400 kg.", doc_id="y200")]
+    answer = composer.run(perceive("Compare the weight of the X100 and the Y200"), evidence)
+    [relation] = relations(answer)
+    assert relation.relation == "lower" and "2,000 kg" in relation.text and "seats" not in relation.text
+
+
+def test_same_values_give_same(composer, perceive, synthetic):
+    evidence = [synthetic("The take-off weight of the X100 is 2,000 kg.", doc_id="x100", source="Maker X"),
+                synthetic("The take-off weight of the Y200 is 2,000 kg.", doc_id="y200", source="Maker Y")]
+    answer = composer.run(perceive("Compare the weight of the X100 and the Y200"), evidence)
+    [relation] = relations(answer)
+    assert relation.relation == "same" and "the same as" in relation.text
+    assert "Maker X" in relation.text and "Maker Y" in relation.text
+
+
+# --- sub-questions, language, refusals ----------------------------------------------------------
+
+@pytest.mark.parametrize("query, doc_ids, actor, step", [
+    (*INVOICE_EN, "Contract Management", r"places the invoice on payment hold|routes the invoice|within 5 working days"),
+    (*INVOICE_ZH, "合同管理组", r"暂停付款|随后|5 个工作日"),
+], ids=["en", "zh"])
+def test_each_sub_question_gets_sentences(compose, query, doc_ids, actor, step):
+    answer, _ = compose(query, doc_ids)
+    sections = answer.text.split("\n\n")
+    assert len(sections) == 2 and all(s.strip() for s in sections)
+    assert actor in answer.text and re.search(step, answer.text)
+    assert "Vendor Settlement Office" not in answer.text and "供应商结算办公室" not in answer.text
+
+
+def test_chinese_query_prefers_chinese_sentences(compose):
+    answer, _ = compose("故障代码 E4027 是什么触发的", ["manuals-fault-e4027", "manuals-a320-maintenance-summary-zh"])
+    facts = [c for c in answer.claims if c.kind == "fact"]
+    assert facts and all(sentence_language(c.text) == "zh" for c in facts)
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("What is the range of the A321XLR?", "The knowledge base does not say"),
+    ("A321XLR 的航程是多少？", "知识库中没有找到"),
+])
+@pytest.mark.parametrize("doc_ids", [[], ["manuals-a320neo-perf-2023"]], ids=["no-evidence", "unrelated-evidence"])
+def test_no_supporting_evidence_gives_a_plain_refusal(compose, query, expected, doc_ids):
+    answer, _ = compose(query, doc_ids)
+    assert answer.text.startswith(expected)
+    assert answer.claims == [] and answer.citations == []
+    assert answer.composer == "extractive"
+
+
+# --- determinism and retries -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("query, doc_ids", SCENARIOS, ids=IDS)
+def test_same_input_same_output(perceive, evidence, query, doc_ids):
+    perception = perceive(query)
+    first = ExtractiveComposer().run(perception, evidence(*doc_ids)).to_dict()
+    second = ExtractiveComposer().run(perception, evidence(*doc_ids)).to_dict()
+    assert first == second
+
+
+@pytest.mark.parametrize("query, doc_ids", [E4027, INVOICE_EN, FUEL_EN], ids=["e4027", "invoice-en", "fuel-en"])
+@pytest.mark.parametrize("with_marker", [True, False], ids=["claim-text", "plain-sentence"])
+def test_excluded_claims_are_never_picked_again(compose, query, doc_ids, with_marker):
+    first, _ = compose(query, doc_ids)
+    rejected = [c.text for c in first.claims if c.kind == "fact"][0]
+    excluded = rejected if with_marker else strip_markers(rejected)
+    second, _ = compose(query, doc_ids, excluded=[excluded])
+    assert strip_markers(rejected) not in [strip_markers(c.text) for c in second.claims]
+    assert strip_markers(rejected) not in second.text
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"max_sentences": 0}, "max_sentences must be an integer >= 1"),
+    ({"max_per_entity": "2"}, "max_per_entity must be an integer >= 1"),
+    ({"snippet_chars": 5}, "snippet_chars must be an integer >= 20"),
+    ({"min_ratio": 1.5}, "min_ratio must be between 0 and 1"),
+])
+def test_bad_settings_are_refused_with_the_valid_range(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ExtractiveComposer(**kwargs)
+
+
+def test_snippet_is_cut_at_snippet_chars(perceive, evidence):
+    answer = ExtractiveComposer(snippet_chars=30).run(perceive(E4027[0]), evidence(*E4027[1]))
+    assert answer.citations and all(len(c.snippet) <= 30 for c in answer.citations)

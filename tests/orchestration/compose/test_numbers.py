@@ -1,0 +1,39 @@
+import datetime as dt
+
+import pytest
+
+from orchestration.compose.numbers import extract_dates, extract_quantities, normalize_unit, same_quantity
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("The A320neo burns 2,290 kg/h at cruise.", [(2290.0, "kg/h")]),
+    ("12.7 kg/seat/h and 87% closure", [(12.7, "kg/seat/h"), (87.0, "%")]),
+    ("an order of USD 62,300", [(62300.0, "USD")]),
+    ("油耗为2,290公斤，金额3.5万元", [(2290.0, "kg"), (35000.0, "CNY")]),
+    ("range 6,300 km with 180 seats", [(6300.0, "km"), (180.0, "seats")]),
+    ("87 percent of defects", [(87.0, "%")]),
+])
+def test_quantities_with_units(text, expected):
+    assert [(q.value, q.unit) for q in extract_quantities(text)] == expected
+
+
+@pytest.mark.parametrize("text", ["In 2023 the fleet grew.", "Q2 2025", "flight level FL350", "code E4027", "A320"])
+def test_years_and_codes_are_not_quantities(text):
+    assert extract_quantities(text) == []
+
+
+def test_date_parts_are_not_quantities_but_dates():
+    text = "Issued 2025-07-04 and March 15, 2023 and 2023年3月15日"
+    assert extract_quantities(text) == []
+    assert extract_dates(text) == [dt.date(2025, 7, 4), dt.date(2023, 3, 15), dt.date(2023, 3, 15)]
+
+
+def test_drifted_numbers_are_different_quantities():
+    (a,), (b,) = extract_quantities("87%"), extract_quantities("85%")
+    assert not same_quantity(a, b)
+    (c,), (d,) = extract_quantities("2,290 kg"), extract_quantities("2290 kg")
+    assert same_quantity(c, d)
+
+
+def test_units_normalise():
+    assert normalize_unit("percent") == "%" and normalize_unit("公斤") == "kg" and normalize_unit(None) is None

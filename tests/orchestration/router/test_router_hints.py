@@ -1,0 +1,121 @@
+"""Retry hints: each action, and the retry table that allows or ignores them."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from validation.types import Hint
+
+ALL_ALLOWED = {kind: ["add_entity_task", "add_time_filter", "exclude_status", "exclude_chunk", "drop_claim",
+                      "widen", "relax_filters"]
+               for kind in ("missing_side", "outside_window", "too_old", "stale_status", "no_evidence",
+                            "unsupported_number")}
+COMPARE = {"name": "compare", "when": {"action": "compare"},
+           "emit": [{"kb": "manuals", "for_each": "entity", "entity_labels": ["CODE"], "query": "{entity} {topic}",
+                     "priority": 2, "top_k": 6, "filters": {"time": "perception", "exclude_status": ["draft"]}}]}
+PERCEIVED = {"name": "perceived", "when": {"always": True},
+             "emit": [{"kb": "reports", "top_k": 10, "filters": {
+                 "time": "perception", "status": "perception", "doc_type": "perception", "source": ["QA"]}}]}
+
+
+@pytest.fixture(scope="module")
+def router(build):
+    return build([COMPARE, PERCEIVED], retry=ALL_ALLOWED, limits={"candidates_per_task": 25})
+
+
+def test_add_entity_task_searches_each_kb_for_the_missing_entity(router, perceive):
+    p = perceive("Compare A320 vs B737 fuel burn in 2023")
+    plan = router.run(p, hints=[Hint("add_entity_task", "missing_side", {"entity": "737 MAX 8"})], attempt=1)
+    added = [t for t in plan.tasks if t.rule == "retry:missing_side"]
+    assert [(t.kb, t.query, t.entity, t.top_k) for t in added] == [
+        ("manuals", "737 MAX 8 fuel burn", "737 MAX 8", 12), ("reports", "737 MAX 8 fuel burn", "737 MAX 8", 20)]
+    assert plan.tasks[:2] == added  # retry tasks outrank the rules' tasks
+    assert added[1].filters.time_start == dt.date(2023, 1, 1) and added[1].filters.status == ()
+    assert added[0].reason.startswith("rule 'retry:missing_side': validation found no evidence for 737 MAX 8")
+    assert plan.notes[0] == f"attempt 1; config {router.config.version}"
+
+
+def test_add_time_filter_intersects_and_can_target_one_kb(router, perceive):
+    p = perceive("Compare A320 vs B737 fuel burn in 2023")
+    plan = router.run(p, hints=[Hint("add_time_filter", "outside_window", {"start": "2023-06-01", "end": None})])
+    assert {(t.filters.time_start, t.filters.time_end) for t in plan.tasks} == {(dt.date(2023, 6, 1), dt.date(2023, 12, 31))}
+    assert all(t.rule == "retry:outside_window" and "Retry (outside_window): limited to documents dated 2023-06-01"
+               in t.reason for t in plan.tasks)
+    plan = router.run(perceive("How long must records be kept?"),
+                      hints=[Hint("add_time_filter", "too_old", {"start": "2024-07-10", "end": None, "kb": "manuals"})])
+    assert [(t.kb, t.filters.time_start) for t in plan.tasks] == [("reports", None)]
+    plan = router.run(p, hints=[Hint("add_time_filter", "too_old", {"start": "2024-07-10", "end": None})])
+    assert all(t.filters.time_end == dt.date(2023, 12, 31) for t in plan.tasks)  # no overlap: kept
+    assert any("does not overlap" in n for n in plan.notes)
+
+
+def test_exclude_status_adds_to_every_task(router, perceive):
+    plan = router.run(perceive("Compare A320 vs B737 fuel burn"),
+                      hints=[Hint("exclude_status", "stale_status", {"values": ["superseded"]})])
+    assert {t.filters.exclude_status for t in plan.tasks} == {("draft", "superseded"), ("superseded",)}
+
+
+def test_exclude_chunk_is_for_the_executor(router, perceive):
+    hints = [Hint("exclude_chunk", "unsupported_number", {"chunk_id": "manuals-a320neo-perf-2021#0"}),
+             Hint("exclude_chunk", "missing_citation", {"chunk_id": "not-allowed#1"})]
+    p = perceive("Compare A320 vs B737 fuel burn")
+    plan = router.run(p, hints=hints)
+    assert plan.tasks == router.run(p).tasks
+    assert router.excluded_chunks(hints) == {"manuals-a320neo-perf-2021#0"}
+    assert any("chunk manuals-a320neo-perf-2021#0 excluded" in n for n in plan.notes)
+
+
+def test_drop_claim_changes_no_task(router, perceive):
+    p = perceive("What triggers E4027?")
+    plan = router.run(p, hints=[Hint("drop_claim", "unsupported_number", {"claim": 2})])
+    assert plan.tasks == router.run(p).tasks and any("claim 2" in n for n in plan.notes)
+
+
+def test_widen_multiplies_top_k_within_the_limit(router, perceive):
+    plan = router.run(perceive("Compare A320 vs B737 fuel burn"), hints=[Hint("widen", "no_evidence", {"factor": 2})])
+    assert [t.top_k for t in plan.tasks] == [12, 12, 20]
+    plan = router.run(perceive("Compare A320 vs B737 fuel burn"), hints=[Hint("widen", "no_evidence", {"factor": 4})])
+    assert [t.top_k for t in plan.tasks] == [24, 24, 25]
+    plan = router.run(perceive("Compare A320 vs B737"), hints=[Hint("widen", "no_evidence", {"factor": "lots"})])
+    assert [t.top_k for t in plan.tasks] == [6, 6, 10] and any("widen needs a factor > 1" in n for n in plan.notes)
+
+
+def test_relax_filters_drops_only_perceived_status_and_doc_type(router, perceive):
+    p = perceive("查询 2025 年第二季度状态为已关闭的测试报告")
+    before = router.run(p).tasks[0].filters
+    after = router.run(p, hints=[Hint("relax_filters", "no_evidence", {})]).tasks[0]
+    assert (before.status, before.doc_type) == (("closed",), ("test_report",))
+    assert (after.filters.status, after.filters.doc_type) == ((), ())
+    assert (after.filters.time_start, after.filters.source) == (before.time_start, ("QA",))
+    assert after.rule == "retry:no_evidence" and "dropped the status and doc_type filter" in after.reason
+
+
+def test_request_filters_survive_relax_filters(router, perceive):
+    p = perceive("查询 2025 年第二季度状态为已关闭的测试报告")
+    plan = router.run(p, hints=[Hint("relax_filters", "no_evidence", {})], overrides={"filters": {"status": "closed"}})
+    assert plan.tasks[0].filters.status == ("closed",)
+
+
+def test_retry_table_allow_list(build, perceive):
+    router = build([PERCEIVED], retry={"no_evidence": ["widen"], "missing_side": []})
+    p = perceive("List open maintenance tickets")
+    plan = router.run(p, hints=[Hint("widen", "no_evidence", {"factor": 3}),
+                                Hint("relax_filters", "no_evidence", {}),
+                                Hint("add_entity_task", "missing_side", {"entity": "E4027"}),
+                                Hint("widen", "too_old", {"factor": 3})])
+    assert [(t.top_k, t.filters.status) for t in plan.tasks] == [(30, ("open",))]
+    assert "retry:no_evidence: hint relax_filters skipped; the retry table allows widen for no_evidence" in plan.notes
+    assert "retry:missing_side: hint add_entity_task skipped; the retry table allows none for missing_side" in plan.notes
+    assert any(n.startswith("retry:too_old: hint widen skipped") for n in plan.notes)
+    assert router.excluded_chunks([Hint("exclude_chunk", "no_evidence", {"chunk_id": "x"})]) == set()
+
+
+def test_malformed_hints_never_raise(router, perceive):
+    p = perceive("Compare A320 vs B737 fuel burn in 2023")
+    hints = [Hint("add_entity_task", "missing_side", {}), Hint("add_time_filter", "outside_window", {"start": "soon"}),
+             Hint("add_time_filter", "outside_window", {}), Hint("exclude_status", "stale_status", {})]
+    plan = router.run(p, hints=hints)
+    assert plan.tasks == router.run(p).tasks
+    assert sum("skipped" in n for n in plan.notes) == 4

@@ -1,0 +1,104 @@
+"""Freshness check: the chunks an answer cites are current for the question asked.
+
+Promises, for each distinct evidence chunk cited by a non-notice claim (notices may cite a
+draft to say it is only a draft), in order of first citation:
+- its document date (`document_date`: published, else updated, else effective) lies outside
+  the query's time window -> `outside_window` (an open side of the window accepts everything;
+  a chunk without a date is not judged);
+- its status is one of `context.stale_statuses` (draft, superseded, expired) and the query did
+  not ask for that status (`constraints.status`) -> `stale_status`;
+- the query has no time window and the document is older than `context.max_age_for(kb)` days
+  on `context.now` -> `too_old`.
+Each issue names the chunk and the first claim citing it. Citations that do not resolve to
+evidence are the citation check's business and are skipped here. Pure and deterministic.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Iterator, Sequence
+
+from orchestration.kb.metadata import document_date
+from orchestration.retrieval.scored import ScoredChunk
+from orchestration.types import Answer
+from perception.types import Perception, TimeWindow
+
+from validation.context import CheckContext
+from validation.types import Issue
+
+CHECK = "freshness"
+
+
+def check(perception: Perception | None, answer: Answer, evidence: Sequence[ScoredChunk],
+          context: CheckContext) -> list[Issue]:
+    """Freshness issues of the cited chunks (see the module docstring).
+
+    Args:
+        perception: gives the time window and the statuses the query asked for (None: neither).
+        answer: the composed answer.
+        evidence: the chunks the composer was given.
+        context: now, the maximum ages per KB and the stale statuses.
+
+    Returns:
+        The issues, chunk by chunk in order of first citation.
+    """
+    constraints = perception.constraints if perception is not None else None
+    window = constraints.time if constraints is not None else None
+    wanted = set(constraints.status) if constraints is not None else set()
+    issues: list[Issue] = []
+    for claim_index, chunk in _cited_chunks(answer, evidence):
+        day = _document_day(chunk)
+        if window is not None and day is not None and not window.contains(day):
+            issues.append(_outside(claim_index, chunk, day, window))
+        status = str(chunk.metadata.get("status") or "").lower()
+        if status in context.stale_statuses and status not in wanted:
+            issues.append(Issue(CHECK, "stale_status", f"{chunk.chunk_id} ({chunk.title!r}) is {status}; "
+                                "the query did not ask for that status", claim=claim_index,
+                                chunk_id=chunk.chunk_id))
+        if window is None and day is not None:
+            issue = _too_old(claim_index, chunk, day, context)
+            if issue is not None:
+                issues.append(issue)
+    return issues
+
+
+def _cited_chunks(answer: Answer, evidence: Sequence[ScoredChunk]) -> Iterator[tuple[int, ScoredChunk]]:
+    """Each evidence chunk cited by a non-notice claim once, with the first claim citing it."""
+    by_id = {chunk.chunk_id: chunk for chunk in evidence}
+    seen: set[str] = set()
+    for index, claim in enumerate(answer.claims):
+        if claim.kind == "notice":
+            continue
+        for n in claim.citations:
+            citation = answer.citation(n)
+            if citation is None or citation.chunk_id not in by_id or citation.chunk_id in seen:
+                continue
+            seen.add(citation.chunk_id)
+            yield index, by_id[citation.chunk_id]
+
+
+def _document_day(chunk: ScoredChunk) -> dt.date | None:
+    """The chunk's document date, or None when it has none or it cannot be read."""
+    try:
+        return document_date(chunk.metadata)
+    except (TypeError, ValueError):
+        return None
+
+
+def _outside(claim_index: int, chunk: ScoredChunk, day: dt.date, window: TimeWindow) -> Issue:
+    """The outside_window issue for a chunk dated `day`."""
+    start = window.start.isoformat() if window.start else "…"
+    end = window.end.isoformat() if window.end else "…"
+    return Issue(CHECK, "outside_window", f"{chunk.chunk_id} is dated {day.isoformat()}, outside the "
+                 f"query's window {start} to {end} ({window.text!r})", claim=claim_index, chunk_id=chunk.chunk_id)
+
+
+def _too_old(claim_index: int, chunk: ScoredChunk, day: dt.date, context: CheckContext) -> Issue | None:
+    """The too_old issue when the chunk is older than its KB allows, else None."""
+    limit = context.max_age_for(chunk.kb)
+    age = (context.now - day).days
+    if limit is None or age <= limit:
+        return None
+    return Issue(CHECK, "too_old", f"{chunk.chunk_id} is dated {day.isoformat()}, {age} days before "
+                 f"{context.now.isoformat()}; knowledge base {chunk.kb!r} allows {limit} days",
+                 claim=claim_index, chunk_id=chunk.chunk_id)

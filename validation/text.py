@@ -1,0 +1,194 @@
+"""Reading claims and chunks the same way: markers, quantities, dates, years, terms, mentions.
+
+Every check reads text through these helpers, and they read it through the composers' own
+parsers (`orchestration.compose.numbers`) and the BM25 tokeniser, so "2,290 kg/h" in a claim
+and "2,290 kg per block hour" in a chunk are the same quantity, and "burns" meets "burn".
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Iterable
+
+from orchestration.compose.numbers import Quantity, extract_dates, extract_quantities
+from orchestration.compose.numbers import _date_spans  # noqa: PLC2701  (the same date patterns)
+from orchestration.kb.chunking import split_sentences
+from orchestration.retrieval.tokenize import is_code, tokenize
+
+_MARKER = re.compile(r"\s*\[\s*\d+(?:\s*[,，、]\s*\d+)*\s*\]")
+_YEAR = re.compile(r"(?<![\d.,])(?:19|20)\d\d(?!\d|[.,]\d)")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_COMPACT = re.compile(r"[\s\-_]+")
+_LETTER_CODE = re.compile(r"[a-z](\d{3,})")
+_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
+def strip_markers(text: str) -> str:
+    """The text without its citation markers ("[1]", "[1, 2]"), whitespace kept tidy."""
+    return _MARKER.sub("", text).strip()
+
+
+def _inside(span: tuple[int, int], spans: Iterable[tuple[int, int]]) -> bool:
+    """True when `span` overlaps one of `spans`."""
+    return any(span[0] < end and start < span[1] for start, end in spans)
+
+
+def _chinese_year(text: str, q: Quantity) -> bool:
+    """True for a year written the Chinese way, "2025 年": a date, not a quantity of years."""
+    return (q.unit == "years" and q.value.is_integer() and 1900 <= q.value <= 2100
+            and text[q.span[0]:q.span[1]].rstrip().endswith("年"))
+
+
+def _code_fragment(text: str, q: Quantity) -> bool:
+    """True for a unitless number that is part of a code: the "1" of "LEAP-1A26"."""
+    start, end = q.span
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    return q.unit is None and (after.isalpha() or before in "-/")
+
+
+@functools.lru_cache(maxsize=4096)
+def quantities(text: str) -> tuple[Quantity, ...]:
+    """The quantities a text states, markers removed; code fragments (the 1 of LEAP-1A26) and
+    Chinese years ("2025 年") are not quantities."""
+    text = strip_markers(text)
+    return tuple(q for q in extract_quantities(text) if not _code_fragment(text, q) and not _chinese_year(text, q))
+
+
+def unit_base(unit: str | None) -> str | None:
+    """The unit before any "/": "kg/h" and "kg/seat/h" read as "kg" (a chunk's "kg per hour" does)."""
+    return unit.split("/", 1)[0] if unit else None
+
+
+def units_compatible(a: str | None, b: str | None) -> bool:
+    """True when two units can state the same value: equal bases, or one side unitless."""
+    return a is None or b is None or unit_base(a) == unit_base(b)
+
+
+def same_value(a: float, b: float, rel_tol: float = 1e-9) -> bool:
+    """True when two numbers are equal (to floating-point noise; no rounding tolerance)."""
+    return abs(a - b) <= rel_tol * max(abs(a), abs(b), 1.0)
+
+
+def quantity_matches(claimed: Quantity, stated: Quantity) -> bool:
+    """True when a stated quantity supports a claimed one: same value, compatible units."""
+    return same_value(claimed.value, stated.value) and units_compatible(claimed.unit, stated.unit)
+
+
+def dates(text: str) -> list:
+    """The calendar dates a text states, in order."""
+    return extract_dates(strip_markers(text))
+
+
+def years(text: str) -> set[int]:
+    """Years written in the text, standalone or inside dates (2023, 2023-03-15, 2023年)."""
+    text = strip_markers(text)
+    taken = [q.span for q in quantities(text) if q.unit]
+    return {int(m.group()) for m in _YEAR.finditer(text) if not _inside(m.span(), taken)}
+
+
+def standalone_years(text: str) -> set[int]:
+    """Years written on their own ("in 2023"), not as part of a full date or a quantity."""
+    text = strip_markers(text)
+    taken = [q.span for q in quantities(text)] + _date_spans(text)
+    return {int(m.group()) for m in _YEAR.finditer(text) if not _inside(m.span(), taken)}
+
+
+@functools.lru_cache(maxsize=4096)
+def terms(text: str) -> frozenset[str]:
+    """Content terms of a text: stemmed words, whole codes, Chinese words, bare numbers.
+
+    Citation markers, dates and quantities with a unit are cut out first (the number and date
+    checks own them); bare numbers such as years or the "737" of "737 MAX 8" stay, as names.
+    """
+    text = strip_markers(text)
+    cut = sorted([q.span for q in quantities(text) if q.unit] + _date_spans(text))
+    pieces, position = [], 0
+    for start, end in cut:
+        if start >= position:
+            pieces.append(text[position:start])
+            position = end
+    pieces.append(text[position:])
+    return frozenset(tokenize(" ".join(pieces)))
+
+
+@functools.lru_cache(maxsize=8192)
+def profile(text: str) -> frozenset[str]:
+    """The terms used to say how alike two sentences are: `terms`, with each Chinese word
+    replaced by its character bigrams so that two segmentations of one phrase still overlap."""
+    out: set[str] = set()
+    for term in terms(text):
+        if is_cjk(term) and len(term) > 2:
+            out.update(term[i:i + 2] for i in range(len(term) - 1))
+        else:
+            out.add(term)
+    return frozenset(out)
+
+
+def codes(found: Iterable[str]) -> list[str]:
+    """The terms that are codes (A320neo, E4027, LEAP-1A26), sorted."""
+    return sorted(t for t in found if is_code(t))
+
+
+def is_cjk(term: str) -> bool:
+    """True when a term is written in Chinese characters."""
+    return bool(_CJK.search(term))
+
+
+def term_found(term: str, chunk_terms: frozenset[str], chunk_text: str) -> bool:
+    """True when a claim term occurs in a chunk.
+
+    A Chinese term also counts when it is a substring of the chunk or all its characters occur
+    there, so a different jieba segmentation (每小时 vs 每轮挡小时) is not read as a new word.
+    """
+    if term in chunk_terms:
+        return True
+    if is_cjk(term):
+        return term in chunk_text or all(ch in chunk_text for ch in term if is_cjk(ch))
+    return is_code(term) and term in compact(chunk_text)
+
+
+@functools.lru_cache(maxsize=4096)
+def sentences(text: str) -> tuple[str, ...]:
+    """The sentences of a chunk (lines first, then sentence ends, Chinese ones included)."""
+    out: list[str] = []
+    for line in text.splitlines():
+        out.extend(s for s in split_sentences(line.strip()) if s)
+    return tuple(out)
+
+
+def compact(text: str) -> str:
+    """Lower case without spaces, hyphens or underscores: "737 MAX 8" -> "737max8"."""
+    return _COMPACT.sub("", text.lower())
+
+
+def mentions(form: str, text: str) -> bool:
+    """True when `text` mentions the entity written `form`.
+
+    Compared in compact lower case ("737 MAX 8" meets "737-MAX-8", "A320" meets "A320neo");
+    a one-letter-plus-digits code also matches its digits alone ("B737" meets "737").
+    """
+    needle = compact(form)
+    if len(needle) < 2:
+        return False
+    if needle in compact(text):
+        return True
+    letter_code = _LETTER_CODE.fullmatch(needle)
+    return bool(letter_code and re.search(rf"(?<!\d){letter_code.group(1)}(?!\d)", text))
+
+
+def metadata_dates(metadata: dict) -> list:
+    """The dates a chunk's metadata carries (published, updated, effective, expires)."""
+    import datetime as dt
+
+    out = []
+    for key in ("published_at", "updated_at", "effective_date", "expires_at"):
+        value = metadata.get(key)
+        match = _ISO_DATE.match(str(value)) if value else None
+        if match:
+            try:
+                out.append(dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3))))
+            except ValueError:
+                continue
+    return out
