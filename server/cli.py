@@ -1,4 +1,4 @@
-"""The `sightline` command line: ingest, perceive, ask, eval, bench (serve follows).
+"""The `sightline` command line: ingest, perceive, ask, serve, eval, bench.
 
 Every subcommand validates its arguments and reports a SightlineError as one line on stderr
 with exit status 1 (2 for usage errors), never a traceback.
@@ -119,6 +119,30 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- serve ----------------------------------------------------------------------------
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Exec gunicorn with gunicorn.conf.py; flags win over env, env over config/service.yaml."""
+    import os
+
+    from orchestration import paths
+
+    from .settings import MULTIPROC_ENV, load_settings, prepare_metrics_dir
+
+    settings = load_settings(host=args.host, port=args.port, workers=args.workers)
+    env = dict(os.environ, SIGHTLINE_HOST=settings.host, SIGHTLINE_PORT=str(settings.port),
+               SIGHTLINE_WORKERS=str(settings.worker_count), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env.setdefault(MULTIPROC_ENV, str(settings.metrics_path))
+    prepare_metrics_dir(env[MULTIPROC_ENV])  # gunicorn's on_starting wipes it again; either way a restart starts at zero
+    conf = paths.REPO_ROOT / "gunicorn.conf.py"
+    command = [sys.executable, "-m", "gunicorn", "--config", str(conf)]
+    print(f"sightline serve: http://{settings.host}:{settings.port} with {settings.worker_count} worker(s); "
+          f"loading the models and indexes first (a few seconds)", file=sys.stderr, flush=True)
+    os.chdir(paths.REPO_ROOT)
+    os.execve(sys.executable, command, env)
+    return 0  # not reached
+
+
 # --- eval -----------------------------------------------------------------------------
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -169,6 +193,13 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--brief", action="store_true", help="answer and sources only, no trace")
     ask.add_argument("--no-ner", action="store_true", help="rules-only perception (faster start)")
     ask.set_defaults(func=cmd_ask)
+
+    serve = sub.add_parser("serve", help="start the HTTP service (gunicorn with gunicorn.conf.py)")
+    serve.add_argument("--host", help="address to listen on (default 127.0.0.1; env SIGHTLINE_HOST)")
+    serve.add_argument("--port", type=_positive, help="port (default 8000; env SIGHTLINE_PORT)")
+    serve.add_argument("--workers", type=_positive,
+                       help="worker processes (default one per core, at most 4; env SIGHTLINE_WORKERS)")
+    serve.set_defaults(func=cmd_serve)
 
     evaluate = sub.add_parser("eval", help="evaluate on public benchmark sets")
     evaluate.add_argument("sets", nargs="+", choices=["scifact", "multihop", "hotpotqa"])

@@ -22,6 +22,7 @@ from orchestration.kb.registry import open_knowledge_bases
 from orchestration.retrieval.embedder import get_embedder
 from orchestration.retrieval.search import Retriever
 from orchestration.router.config import RouterConfig, load_router_config
+from orchestration.router.hints import allowed as allowed_hints
 from orchestration.router.planner import Router
 from orchestration.trace import Operation, Trace
 from orchestration.types import Answer, Plan
@@ -132,7 +133,8 @@ class AnswerLoop:
         hints: list[Hint] = []
         excluded_chunks: set[str] = set()
         excluded_claims: list[str] = []
-        overrides = {"filters": request.filters, "top_k": request.top_k}
+        overrides = {key: value for key, value in (("filters", request.filters), ("top_k", request.top_k))
+                     if value is not None}
         for number in range(retries_allowed + 1):
             with trace.operation("route", attempt=number, hints=[h.to_dict() for h in hints]) as op:
                 plan = router.run(perception, hints=hints, attempt=number, kbs=request.kbs, overrides=overrides)
@@ -147,10 +149,11 @@ class AnswerLoop:
             if verdict.ok or number == retries_allowed or not verdict.hints:
                 break
             hints = self._next_hints(hints, verdict)
-            excluded_chunks |= {h.params["chunk_id"] for h in verdict.hints if h.action == "exclude_chunk"}
+            excluded_chunks = router.excluded_chunks(hints)
             excluded_claims += [_strip_markers(answer.claims[h.params["claim"]].text)
-                                for h in verdict.hints if h.action == "drop_claim"
-                                and h.params.get("claim") is not None and h.params["claim"] < len(answer.claims)]
+                                for h in allowed_hints(verdict.hints, router.config.retry)
+                                if h.action == "drop_claim" and isinstance(h.params.get("claim"), int)
+                                and h.params["claim"] < len(answer.claims)]
         final = attempts[-1]
         status = final_status(final.answer, final.verdict)
         text = final.answer.text

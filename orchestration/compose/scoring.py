@@ -105,6 +105,14 @@ class ScoreSettings:
     meta_factor: float = 0.5       # sentences that restate a question instead of answering it
     min_ratio: float = 0.35        # drop sentences scoring below this share of the best
     status_factors: tuple[tuple[str, float], ...] = (("draft", 0.7), ("superseded", 0.7), ("expired", 0.7))
+    historical_factor: float = 0.3  # sentences reporting an outdated figure ("the older ... from the superseded manual")
+
+
+# A sentence that talks about a figure being old, replaced or no longer used: quoting its
+# number as the current value is the classic stale-answer mistake, even inside a current document.
+_HISTORICAL = re.compile(
+    r"\b(?:superseded|older|previous(?:ly)?|former(?:ly)?|no longer|replaced|outdated|obsolete|was revised|"
+    r"used to be|down from|up from)\b|已废止|废止|旧版|原为|此前|不再使用|已被取代", re.I)
 
 
 def score(candidate: Candidate, terms: QueryTerms, settings: ScoreSettings,
@@ -137,6 +145,8 @@ def score(candidate: Candidate, terms: QueryTerms, settings: ScoreSettings,
         value *= settings.meta_factor
     status = str(candidate.chunk.metadata.get("status") or "").lower()
     value *= dict(settings.status_factors).get(status, 1.0)
+    if _HISTORICAL.search(candidate.text):
+        value *= settings.historical_factor
     return value
 
 

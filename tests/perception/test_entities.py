@@ -88,3 +88,66 @@ def test_extract_entities_is_fast_and_model_free():
     per_call_ms = min(batches)
     assert {"A320NEO", "LEAP-1A", "E4027", "B737"} <= {e.normalized for e in entities}
     assert per_call_ms < 1.0, per_call_ms
+
+
+# --- product / model names (entities.models) ---------------------------------------------------
+
+@pytest.mark.parametrize("text, name, label, normalized", [
+    ("fuel burn of the 737 MAX 8 fleet", "737 MAX 8", "PRODUCT", "737 MAX 8"),
+    ("the 737 Max 9 grounding", "737 Max 9", "PRODUCT", "737 Max 9"),
+    ("the 737 MAX", "737 MAX", "PRODUCT", "737 MAX"),
+    ("737-800 seats", "737-800", "CODE", "737-800"),
+    ("A320neo orders", "A320neo", "CODE", "A320NEO"),
+    ("the A321NEO", "A321NEO", "CODE", "A321NEO"),
+    ("777X delays", "777X", "CODE", "777X"),
+    ("A350-900 range", "A350-900", "CODE", "A350-900"),
+    ("A350 XWB cabin", "A350 XWB", "PRODUCT", "A350 XWB"),
+    ("Tesla's Model 3 price", "Model 3", "PRODUCT", "Model 3"),
+    ("Model Y deliveries", "Model Y", "PRODUCT", "Model Y"),
+    ("the iPhone 15 Pro camera", "iPhone 15 Pro", "PRODUCT", "iPhone 15 Pro"),
+    ("iPhone 15 Pro Max battery", "iPhone 15 Pro Max", "PRODUCT", "iPhone 15 Pro Max"),
+    ("Pixel 8 review", "Pixel 8", "PRODUCT", "Pixel 8"),
+    ("Galaxy S24 Ultra", "Galaxy S24 Ultra", "PRODUCT", "Galaxy S24 Ultra"),
+    ("Falcon 9 launches", "Falcon 9", "PRODUCT", "Falcon 9"),
+    ("波音737 MAX 8的油耗", "737 MAX 8", "PRODUCT", "737 MAX 8"),
+])
+def test_model_names(rules, text, name, label, normalized):
+    hits = [e for e in rules.extract(text) if e.text == name]
+    assert [(e.label, e.origin, e.normalized) for e in hits] == [(label, "pattern", normalized)]
+    s, t = hits[0].span
+    assert text[s:t] == name
+
+
+@pytest.mark.parametrize("text, org, name, normalized", [
+    ("Boeing 737 MAX 8 deliveries", "Boeing", "737 MAX 8", "737 MAX 8"),
+    ("the Airbus A320neo family", "Airbus", "A320neo", "A320NEO"),
+    ("Boeing 737 jets", "Boeing", "737", "737"),            # a manufacturer licenses a bare number
+    ("空客A350的油耗", "空客", "A350", "A350"),
+])
+def test_manufacturer_prefix_stays_its_own_entity(rules, text, org, name, normalized):
+    got = [(e.text, e.label, e.normalized) for e in rules.extract(text) if e.label != "TERM"]
+    assert got[0][:2] == (org, "ORG")
+    assert (got[1][0], got[1][2]) == (name, normalized)
+
+
+@pytest.mark.parametrize("text", [
+    "737 cases were reported", "over 100 plus tax", "a model 3 times larger", "$500 Plus",
+    "the 2023 Pro Bowl", "pro 15 max", "page 737",
+])
+def test_not_model_names(rules, text):
+    assert [e for e in rules.extract(text) if e.label in ("PRODUCT", "CODE")] == []
+
+
+@pytest.mark.parametrize("text", ["B737 and A320 rates", "A320,B737", "E4027 on the B737"])
+def test_family_codes_still_codes(rules, text):
+    assert all(e.label == "CODE" for e in rules.extract(text))
+    assert len(rules.extract(text)) == 2
+
+
+def test_model_vocabulary_comes_from_config(cfg):
+    import dataclasses
+
+    from perception.config import ModelNames
+    custom = dataclasses.replace(cfg, models=ModelNames(series=("Widget",), suffixes=("Turbo",)))
+    got = [(e.text, e.label) for e in EntityRules(custom).extract("the Widget 7 Turbo and the Pixel 8")]
+    assert got == [("Widget 7 Turbo", "PRODUCT")]

@@ -1,0 +1,108 @@
+"""Admin endpoints: see, replace and reload the router config of a running service.
+
+All of /admin needs `Authorization: Bearer <token>` where the token is SIGHTLINE_ADMIN_TOKEN,
+compared in constant time; with no token configured the endpoints answer 404 saying how to
+enable them. Every change is logged with the time, the version before and after, the caller's
+address and the request id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+
+import yaml
+from flask import Blueprint, current_app, jsonify, request
+
+from orchestration.router.config import parse_router_config
+from perception.errors import ConfigError
+
+from .errors import AdminDisabled, ConfigRejected, PreconditionFailed, Unauthorized, UnsupportedMediaType
+from .reload import write_atomically
+
+log = logging.getLogger("sightline.admin")
+YAML_TYPES = ("text/yaml", "application/yaml", "application/x-yaml", "text/x-yaml", "text/plain")
+MAX_CONFIG_BYTES = 1024 * 1024
+
+admin = Blueprint("admin", __name__, url_prefix="/admin")
+
+
+def _service():
+    return current_app.extensions["sightline"]
+
+
+@admin.before_request
+def _authorise() -> None:
+    """Admin off without a token; otherwise the bearer token must match (constant-time compare)."""
+    request.max_content_length = MAX_CONFIG_BYTES
+    token = _service().admin_token
+    if not token:
+        raise AdminDisabled("admin endpoints are disabled: set SIGHTLINE_ADMIN_TOKEN in the service's "
+                            "environment and restart it to enable them")
+    header = request.headers.get("Authorization", "")
+    scheme, _, given = header.partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
+        log.warning("admin request refused: bad or missing bearer token",
+                    extra={"event": "admin_auth", "remote": request.remote_addr, "path": request.path})
+        raise Unauthorized("send 'Authorization: Bearer <token>' with the token from SIGHTLINE_ADMIN_TOKEN",
+                           field="Authorization")
+    _service().require_ready()
+
+
+def _who() -> dict:
+    return {"remote": request.remote_addr, "user_agent": request.headers.get("User-Agent")}
+
+
+@admin.get("/router")
+def get_router():
+    """The active router config (YAML text), its version and the worker that answered."""
+    return jsonify(_service().router_state())
+
+
+@admin.put("/router")
+def put_router():
+    """Validate a new router.yaml, write it atomically, and swap it in here (others follow)."""
+    service = _service()
+    mimetype = request.mimetype or ""
+    if mimetype not in YAML_TYPES:
+        raise UnsupportedMediaType(f"send the router config as YAML with Content-Type text/yaml or "
+                                   f"application/yaml (got {mimetype or 'none'})", field="Content-Type")
+    raw = request.get_data()
+    path = service.settings.router_path
+    current = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.exists() else ""
+    expected = request.headers.get("If-Match", "").strip('"')
+    if expected and expected != current:
+        raise PreconditionFailed(f"If-Match {expected} does not match the file's current version {current}; "
+                                 "GET /admin/router and edit that", field="If-Match")
+    version = hashlib.sha256(raw).hexdigest()[:12]
+    try:
+        text = raw.decode("utf-8")
+        data = yaml.safe_load(text)
+        parse_router_config(data, "PUT /admin/router", list(service.loop.retriever.knowledge_bases), version=version)
+    except UnicodeDecodeError:
+        raise ConfigRejected("the router config must be UTF-8 text; nothing was written", field="body") from None
+    except yaml.YAMLError as exc:
+        raise ConfigRejected(f"not valid YAML ({exc}); nothing was written", field="body") from None
+    except ConfigError as exc:
+        log.warning("router config refused (PUT)", extra={"event": "router_put", "result": "error",
+                                                          "reason": exc.message, **_who()})
+        raise ConfigRejected(f"{exc.message}; nothing was written", field=exc.field) from None
+    write_atomically(path, text)
+    result = service.watcher.reload(cause="admin put")
+    log.warning("router config written", extra={"event": "router_put", "result": result.result,
+                                                "version_before": current, "version_after": version, **_who()})
+    if result.result == "error":  # the file changed again under us and is invalid
+        raise ConfigRejected(result.error or "the written config did not load", field="body")
+    return jsonify(result.to_dict())
+
+
+@admin.post("/reload")
+def reload_router():
+    """Re-read router.yaml in this worker now; 422 with the reason when it is invalid."""
+    result = _service().watcher.reload(cause="admin reload")
+    log.info("router reload requested", extra={"event": "router_reload_request", "result": result.result, **_who()})
+    if result.result == "error":
+        raise ConfigRejected(f"{result.error}; the last good config ({result.version_before}) keeps serving",
+                             field="router.yaml")
+    return jsonify(result.to_dict())

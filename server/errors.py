@@ -1,0 +1,141 @@
+"""One place that turns every error into `{"error": {"code", "message", "field"?}}` and a status.
+
+Sightline's exception tree maps family by family (most specific class first); werkzeug's HTTP
+errors (unknown route, wrong method, body over the limit, undecodable body) get the same
+body shape; anything else is a 500 whose body names the request id and whose traceback goes
+to the JSON log, never to the caller.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
+
+from perception.errors import (ConfigError, IndexUnavailable, KnowledgeBaseError, PayloadTooLarge,
+                               RequestError, SightlineError, UnknownKnowledgeBase, UpstreamError)
+
+from .logs import request_id_var
+
+log = logging.getLogger("sightline.errors")
+
+# most specific first: the first isinstance match wins
+STATUS = (
+    (PayloadTooLarge, 413),
+    (RequestError, 400),
+    (UnknownKnowledgeBase, 404),
+    (IndexUnavailable, 503),
+    (KnowledgeBaseError, 500),
+    (ConfigError, 500),
+    (UpstreamError, 502),
+    (SightlineError, 500),
+)
+# werkzeug status -> our error code
+HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+              405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type",
+              422: "unprocessable", 429: "too_many_requests", 500: "internal_error", 503: "unavailable"}
+
+
+class AdminDisabled(SightlineError):
+    """An /admin endpoint was called while no admin token is configured."""
+
+    code = "admin_disabled"
+
+
+class Unauthorized(SightlineError):
+    """An /admin endpoint was called without the right bearer token."""
+
+    code = "unauthorized"
+
+
+class NotReady(SightlineError):
+    """The service is up but cannot answer yet (an index or the config failed to load)."""
+
+    code = "not_ready"
+
+
+class ConfigRejected(ConfigError):
+    """A router config sent to or reloaded by an /admin endpoint is invalid; nothing changed."""
+
+    code = "config_rejected"
+
+
+class PreconditionFailed(SightlineError):
+    """PUT /admin/router with an If-Match version that is not the file's current one."""
+
+    code = "precondition_failed"
+
+
+class UnsupportedMediaType(RequestError):
+    """A body was sent with a Content-Type the endpoint does not take."""
+
+    code = "unsupported_media_type"
+
+
+EXTRA_STATUS = ((AdminDisabled, 404), (Unauthorized, 401), (NotReady, 503), (ConfigRejected, 422),
+                (PreconditionFailed, 412), (UnsupportedMediaType, 415))
+
+
+def status_for(error: SightlineError) -> int:
+    """The HTTP status of a Sightline error (the first matching family)."""
+    for cls, status in EXTRA_STATUS + STATUS:
+        if isinstance(error, cls):
+            return status
+    return 500
+
+
+def error_response(code: str, message: str, status: int, field: str | None = None, headers=None):
+    """A JSON error response in the one shape every endpoint uses."""
+    body = {"code": code, "message": message}
+    if field is not None:
+        body["field"] = field
+    response = jsonify({"error": body})
+    response.status_code = status
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def _sightline(error: SightlineError):
+    status = status_for(error)
+    level = logging.ERROR if status >= 500 else logging.INFO
+    log.log(level, error.message, extra={"error_code": error.code, "field": error.field,
+                                         "path": request.path, "status": status})
+    headers = {"WWW-Authenticate": 'Bearer realm="sightline-admin"'} if isinstance(error, Unauthorized) else None
+    return error_response(error.code, error.message, status, error.field, headers)
+
+
+def _http(error: HTTPException):
+    status = error.code or 500
+    code = HTTP_CODES.get(status, "http_error")
+    field = None
+    headers = {}
+    if isinstance(error, MethodNotAllowed):
+        allowed = sorted(m for m in (error.valid_methods or []) if m not in ("HEAD", "OPTIONS"))
+        message = f"{request.method} is not allowed on {request.path}; allowed: {', '.join(allowed)}"
+        headers["Allow"] = ", ".join(error.valid_methods or [])
+    elif isinstance(error, RequestEntityTooLarge):
+        limit = request.max_content_length
+        message = f"the request body is larger than the limit of {limit} bytes" if limit else \
+            "the request body is too large"
+        field = "body"
+    elif status == 404:
+        message = f"no endpoint at {request.path}; see GET /openapi.json for the API"
+    else:
+        message = error.description or error.name
+    log.info(message, extra={"error_code": code, "path": request.path, "status": status})
+    return error_response(code, message, status, field, headers)
+
+
+def _unexpected(error: Exception):
+    log.exception("unhandled error on %s", request.path, extra={"status": 500})
+    return error_response("internal_error", f"internal error; quote request id {request_id_var.get()} "
+                          "when reporting it (the details are in the service log)", 500)
+
+
+def register_error_handlers(app: Flask) -> None:
+    """Install the handlers on an app: Sightline errors, HTTP errors, then everything else."""
+    app.register_error_handler(SightlineError, _sightline)
+    app.register_error_handler(HTTPException, _http)
+    app.register_error_handler(Exception, _unexpected)

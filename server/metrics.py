@@ -1,0 +1,129 @@
+"""Prometheus metrics (DESIGN.md section 8), recorded from response bodies, correct under gunicorn.
+
+Multiprocess mode, as prometheus-client documents it: the start command sets
+PROMETHEUS_MULTIPROC_DIR before this module is imported (`sightline serve` and
+gunicorn.conf.py both do), gunicorn's `on_starting` wipes it, `child_exit` calls
+`mark_process_dead`, and `/metrics` collects every worker's files into a fresh registry on
+each scrape. Counters and histograms therefore sum over all workers, dead ones included (no
+resets when a worker is replaced); gauges say how they combine (`livemax`: the largest value
+among live workers). Without the variable (tests, `flask run`) the default registry is used.
+
+Times are observed in seconds (Prometheus' base unit) with buckets chosen for stages that
+take from a tenth of a millisecond (a BM25 lookup) to seconds (a cold embedder).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable
+
+from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram,
+                               generate_latest, multiprocess)
+
+from .loop import STAGES
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+REQUEST_STATUSES = ("answered", "partial", "insufficient", "rejected", "error")
+RELOAD_RESULTS = ("ok", "unchanged", "error")
+SEARCH_TYPES = ("keyword", "vector")
+
+# seconds; dense around 1-500 ms where stages and whole requests live
+REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0,
+                   10.0, 30.0)
+STAGE_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1.0,
+                 2.5, 5.0)
+RETRIEVAL_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
+
+REQUESTS = Counter("sightline_requests", "POST /rag requests by outcome: answered, partial, insufficient; "
+                   "rejected (4xx), error (5xx).", ["status"])
+REQUEST_SECONDS = Histogram("sightline_request_seconds", "Wall time of POST /rag, parse to response.",
+                            buckets=REQUEST_BUCKETS)
+STAGE_SECONDS = Histogram("sightline_stage_seconds", "Time per stage of the answer loop, summed over attempts.",
+                          ["stage"], buckets=STAGE_BUCKETS)
+RETRIEVAL_SECONDS = Histogram("sightline_retrieval_seconds", "Time of one retrieval arm on one knowledge base.",
+                              ["search", "kb"], buckets=RETRIEVAL_BUCKETS)
+VALIDATION_ISSUES = Counter("sightline_validation_issues", "Validation issues found, every attempt counted.",
+                            ["check", "kind"])
+RETRIES = Counter("sightline_retries", "Attempts beyond the first, by the issue kinds that triggered them.",
+                  ["reason"])
+ROUTER_RELOADS = Counter("sightline_router_reloads", "Router config reloads per worker: ok, unchanged "
+                         "(forced, same content), error (refused, the last good config keeps serving).",
+                         ["result"])
+ROUTER_CONFIG = Gauge("sightline_router_config", "1 for the router config version a live worker serves, "
+                      "0 for versions it served before.", ["version"], multiprocess_mode="livemax")
+KB_CHUNKS = Gauge("sightline_kb_chunks", "Chunks in each served knowledge base.", ["kb"],
+                  multiprocess_mode="livemax")
+
+
+def initialise(kb_chunks: dict[str, int | None], version: str, kbs: Iterable[str] = ()) -> None:
+    """Per worker at start: zero every known label set (so rates exist before the first event)."""
+    for status in REQUEST_STATUSES:
+        REQUESTS.labels(status)
+    for result in RELOAD_RESULTS:
+        ROUTER_RELOADS.labels(result)
+    for stage in STAGES:
+        STAGE_SECONDS.labels(stage)
+    for name in kbs:
+        for search in SEARCH_TYPES:
+            RETRIEVAL_SECONDS.labels(search, name)
+    for name, count in kb_chunks.items():
+        KB_CHUNKS.labels(name).set(count or 0)
+    set_router_version(None, version)
+
+
+def set_router_version(before: str | None, after: str) -> None:
+    """The active-version gauge: the new version 1, the one it replaces 0."""
+    if before and before != after:
+        ROUTER_CONFIG.labels(before).set(0)
+    ROUTER_CONFIG.labels(after).set(1)
+
+
+def record_reload(result: str) -> None:
+    ROUTER_RELOADS.labels(result).inc()
+
+
+def record_failure(status: str, seconds: float) -> None:
+    """A /rag request that ended in an error response (status: rejected or error)."""
+    REQUESTS.labels(status).inc()
+    REQUEST_SECONDS.observe(seconds)
+
+
+def record_answer(body: dict[str, Any], seconds: float) -> None:
+    """Everything one answered request tells: outcome, stage times, arm times, issues, retries.
+
+    Args:
+        body: the loop's response with trace level "full" (attempts and operations present).
+        seconds: wall time of the whole request.
+    """
+    REQUESTS.labels(body["status"]).inc()
+    REQUEST_SECONDS.observe(seconds)
+    for stage in STAGES:
+        STAGE_SECONDS.labels(stage).observe(body["timing"].get(stage, 0.0) / 1000)
+    for op in body.get("operations", []):
+        name = op.get("op", "")
+        if name.startswith("retrieve."):
+            search = name.split(".", 1)[1]
+            RETRIEVAL_SECONDS.labels(search, str(op.get("params", {}).get("kb"))).observe(op.get("ms", 0.0) / 1000)
+    attempts = body.get("attempts", [])
+    for attempt in attempts:
+        for issue in attempt["verdict"]["issues"]:
+            VALIDATION_ISSUES.labels(issue["check"], issue["kind"]).inc()
+    for previous in attempts[:-1]:
+        kinds = sorted({issue["kind"] for issue in previous["verdict"]["issues"]}) or ["unknown"]
+        for kind in kinds:
+            RETRIES.labels(kind).inc()
+
+
+def exposition() -> tuple[bytes, str]:
+    """The metrics text for a scrape: every worker's values (multiprocess) or this process's."""
+    if os.environ.get(MULTIPROC_ENV):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        return generate_latest(registry), CONTENT_TYPE_LATEST
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+
+
+def mark_dead(pid: int) -> None:
+    """Drop a dead worker's live gauges (counters and histograms keep counting its events)."""
+    if os.environ.get(MULTIPROC_ENV):
+        multiprocess.mark_process_dead(pid)

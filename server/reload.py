@@ -1,0 +1,188 @@
+"""Live router edits: each worker notices a changed router.yaml, validates it and swaps it in.
+
+A worker checks the file at most every `interval` seconds, from a daemon thread and before
+each request: a stat first (mtime, size, inode), the content hash only when the stat moved.
+A valid change is swapped into the AnswerLoop between requests (the loop lock is held, so
+no request sees half of two configs); an invalid one is refused, logged with the reason and
+counted once per distinct content, and the last good config keeps serving. Every change is
+logged with the time, the version before and after, and what caused it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from orchestration.router.config import RouterConfig, load_router_config
+from perception.errors import ConfigError
+
+from . import metrics
+
+log = logging.getLogger("sightline.router")
+
+
+@dataclass
+class ReloadResult:
+    """What one reload did: result ok|unchanged|error, versions before/after, the error if any."""
+
+    result: str
+    version_before: str
+    version_after: str
+    error: str | None = None
+    cause: str = "watch"
+
+    def to_dict(self) -> dict[str, Any]:
+        body = {"result": self.result, "version_before": self.version_before, "version_after": self.version_after,
+                "cause": self.cause, "worker": os.getpid()}
+        if self.error:
+            body["error"] = self.error
+        return body
+
+
+class RouterWatcher:
+    """Keeps one worker's router config in step with the file.
+
+    Args:
+        path: the router.yaml to watch.
+        known_kbs: knowledge base names a rule may use (validation).
+        apply: called with a validated RouterConfig to swap it in (under the loop lock).
+        lock: the lock a request holds while it runs; swaps take it too.
+        current: the config serving now.
+        interval: seconds between checks (0: check before every request).
+    """
+
+    def __init__(self, path: Path, known_kbs: list[str], apply: Callable[[RouterConfig], None],
+                 lock: threading.RLock, current: RouterConfig, interval: float = 2.0) -> None:
+        self.path = Path(path)
+        self.known_kbs = known_kbs
+        self.apply = apply
+        self.lock = lock
+        self.current = current
+        self.interval = interval
+        self.last_error: str | None = None
+        self._stat: tuple | None = self._stat_now()
+        self._refused_hash: str | None = None
+        self._last_check = time.monotonic()
+        self._check_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._thread_pid: int | None = None
+
+    # --- checks ------------------------------------------------------------------------
+
+    def _stat_now(self) -> tuple | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def maybe_check(self) -> ReloadResult | None:
+        """Check the file if `interval` has passed since the last check (cheap when unchanged)."""
+        if time.monotonic() - self._last_check < self.interval:
+            return None
+        return self.check()
+
+    def check(self) -> ReloadResult | None:
+        """Reload when the file's stat moved; None when nothing changed."""
+        with self._check_lock:
+            self._last_check = time.monotonic()
+            stat = self._stat_now()
+            if stat == self._stat:
+                return None
+            self._stat = stat
+        return self.reload(cause="watch", count_unchanged=False)
+
+    def reload(self, cause: str = "admin", count_unchanged: bool = True) -> ReloadResult:
+        """Read, validate and swap in the file now (POST /admin/reload, PUT /admin/router)."""
+        with self._check_lock:
+            self._stat = self._stat_now()
+            before = self.current.version
+            try:
+                raw = self.path.read_bytes()
+            except OSError as exc:
+                return self._refuse(before, f"{self.path}: cannot read the router config ({exc.strerror})",
+                                    None, cause)
+            digest = hashlib.sha256(raw).hexdigest()[:12]
+            if digest == before:
+                self.last_error = None
+                if count_unchanged:
+                    metrics.record_reload("unchanged")
+                    log.info("router config unchanged", extra={"event": "router_reload", "result": "unchanged",
+                                                                 "version_before": before, "version_after": before,
+                                                                 "cause": cause})
+                return ReloadResult("unchanged", before, before, cause=cause)
+            try:
+                config = load_router_config(self.path, known_kbs=self.known_kbs)
+            except ConfigError as exc:
+                return self._refuse(before, exc.message, digest, cause)
+            with self.lock:
+                self.apply(config)
+                self.current = config
+            self.last_error = None
+            self._refused_hash = None
+            metrics.record_reload("ok")
+            metrics.set_router_version(before, config.version)
+            log.warning("router config changed", extra={"event": "router_reload", "result": "ok",
+                                                        "version_before": before, "version_after": config.version,
+                                                        "cause": cause, "file": str(self.path)})
+            return ReloadResult("ok", before, config.version, cause=cause)
+
+    def _refuse(self, before: str, reason: str, digest: str | None, cause: str) -> ReloadResult:
+        """Keep the last good config; log and count once per distinct bad content (always when forced)."""
+        self.last_error = reason
+        if digest is None or digest != self._refused_hash or cause != "watch":
+            metrics.record_reload("error")
+            log.error("router config refused; the last good config keeps serving",
+                      extra={"event": "router_reload", "result": "error", "version_before": before,
+                             "version_after": before, "cause": cause, "reason": reason, "file": str(self.path)})
+        self._refused_hash = digest
+        return ReloadResult("error", before, before, error=reason, cause=cause)
+
+    # --- background thread -------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the polling thread in this process (threads do not survive fork: once per worker)."""
+        if self.interval <= 0 or (self._thread is not None and self._thread_pid == os.getpid()
+                                  and self._thread.is_alive()):
+            return
+        self._thread_pid = os.getpid()
+        self._thread = threading.Thread(target=self._run, name="router-watch", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self.interval)
+            try:
+                self.check()
+            except Exception:  # noqa: BLE001 - the watcher must outlive any one bad check
+                log.exception("router watch failed")
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write a file so readers see the old or the new content, never a mix (temp, fsync, rename)."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)

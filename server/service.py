@@ -1,0 +1,226 @@
+"""The state one service process holds: the warmed AnswerLoop, its router watcher, readiness.
+
+Built once, before gunicorn forks (`preload_app`), so indexes are mapped and the embedder is
+loaded in the master and shared copy-on-write by every worker. `worker_started()` runs once
+per process after the fork (gunicorn's `post_worker_init`, and lazily on the first request
+elsewhere): it starts the router watcher thread and sets the per-worker gauges.
+
+If the knowledge bases or the config cannot be loaded, the process still starts: /healthz
+answers, /readyz and /rag return 503 with the reason, and loading is retried (at most every
+few seconds) so fixing the index or the file brings the service up without a restart.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import os
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from orchestration.kb.config import KBConfig, load_kb_config
+from orchestration.router.config import RouterConfig, load_router_config
+from perception.errors import ConfigError, SightlineError
+
+from . import metrics
+from .errors import NotReady
+from .reload import RouterWatcher
+from .settings import ServiceSettings
+
+log = logging.getLogger("sightline.service")
+RETRY_LOAD_SECONDS = 5.0
+
+
+def select_knowledge_bases(config: KBConfig, names: tuple[str, ...] | None) -> KBConfig:
+    """The KB config restricted to `names` (None: all); ConfigError lists the configured ones."""
+    if not names:
+        return config
+    unknown = [n for n in names if n not in config.knowledge_bases]
+    if unknown:
+        raise ConfigError(f"service setting knowledge_bases: unknown knowledge base '{unknown[0]}'; "
+                          f"configured in {config.source}: {', '.join(sorted(config.knowledge_bases))}",
+                          field="knowledge_bases")
+    return replace(config, knowledge_bases={n: config.knowledge_bases[n] for n in names})
+
+
+def limit_threads(workers: int) -> None:
+    """One intra-op thread per worker for torch and FAISS when several workers share the cores.
+
+    Set before the model is first used in the master: OpenMP pools created before fork() are
+    not usable in the children (a known cause of hangs), and with one thread none is created.
+    """
+    if workers <= 1:
+        return
+    import torch
+
+    torch.set_num_threads(1)
+    try:
+        import faiss
+
+        faiss.omp_set_num_threads(1)
+    except (ImportError, AttributeError):
+        pass
+
+
+WARM_UP_QUERIES = ("A320 fuel burn in 2023", "发票与合同不一致")
+
+
+def warm_requests(loop: Any) -> None:
+    """Answer one English and one Chinese question once, so lazy loads happen before fork.
+
+    `warm_up()` maps indexes and loads the models, but the first encode still initialises
+    torch (~0.2 s) and the first Chinese text loads jieba's dictionary (~1.3 s); done here in
+    the master, every worker inherits them instead of paying on its first request.
+    """
+    from .schemas import parse_ask_request
+
+    for query in WARM_UP_QUERIES:
+        loop.run(parse_ask_request({"query": query, "trace": "none", "max_retries": 0}))
+
+
+class Service:
+    """One process's answering machinery and what /readyz reports about it.
+
+    Args:
+        settings: the service settings.
+        loop: an AnswerLoop to use as is (tests); by default one is built and warmed here.
+    """
+
+    def __init__(self, settings: ServiceSettings, loop: Any = None) -> None:
+        self.settings = settings
+        self.lock = threading.RLock()
+        self.loop = loop
+        self.watcher: RouterWatcher | None = None
+        self.error: SightlineError | None = None
+        self.router_text = ""
+        self.loaded_at: str | None = None
+        self._last_attempt = 0.0
+        self._load_lock = threading.Lock()
+        self._worker_pid: int | None = None
+        self.admin_token = os.environ.get("SIGHTLINE_ADMIN_TOKEN") or None
+        if loop is not None:
+            self._attach(loop, loop.router_config, _read_text(settings.router_path, loop.router_config.version))
+        else:
+            self.load()
+
+    # --- loading -----------------------------------------------------------------------
+
+    def load(self) -> bool:
+        """Build and warm the AnswerLoop; on failure keep the reason for /readyz and return False."""
+        with self._load_lock:
+            if self.loop is not None:
+                return True
+            self._last_attempt = time.monotonic()
+            started = time.perf_counter()
+            try:
+                from .loop import AnswerLoop
+
+                kb_config = select_knowledge_bases(load_kb_config(), self.settings.knowledge_bases)
+                workers = self.settings.worker_count
+                if workers > 1 and kb_config.embedder_threads is None:
+                    kb_config = replace(kb_config, embedder_threads=1)
+                limit_threads(workers)
+                config, text = _load_router(self.settings.router_path, list(kb_config.knowledge_bases))
+                loop = AnswerLoop(kb_config=kb_config, router_config=config, use_ner=self.settings.use_ner)
+                loop.warm_up()
+                warm_requests(loop)
+            except SightlineError as exc:
+                self.error = exc
+                log.error("service not ready: %s", exc.message, extra={"event": "startup", "code": exc.code})
+                return False
+            self._attach(loop, config, text)
+            log.info("service ready", extra={"event": "startup", "knowledge_bases": list(loop.retriever.knowledge_bases),
+                                             "router_version": config.version, "workers": self.settings.worker_count,
+                                             "seconds": round(time.perf_counter() - started, 2)})
+            return True
+
+    def _attach(self, loop: Any, config: RouterConfig, text: str) -> None:
+        self.loop = loop
+        self.error = None
+        self.router_text = text
+        self.loaded_at = _now()
+        self.watcher = RouterWatcher(self.settings.router_path, list(loop.retriever.knowledge_bases),
+                                     self._apply, self.lock, config, self.settings.router_reload_seconds)
+
+    def _apply(self, config: RouterConfig) -> None:
+        """Swap a validated config into the loop (called by the watcher under the loop lock)."""
+        self.loop.set_router_config(config)
+        self.router_text = _read_text(self.settings.router_path, config.version)
+        self.loaded_at = _now()
+
+    def worker_started(self) -> None:
+        """Once per process after fork: zero the counters' label sets, set gauges, start the watcher."""
+        if self._worker_pid == os.getpid():
+            return
+        self._worker_pid = os.getpid()
+        if self.loop is None:
+            return
+        kbs = self.loop.retriever.knowledge_bases
+        metrics.initialise({name: kb.describe().get("chunks") for name, kb in kbs.items()},
+                           self.watcher.current.version, kbs)
+        self.watcher.check()  # a worker forked long after the master loaded must not serve a stale file
+        self.watcher.start()
+
+    def require_ready(self) -> Any:
+        """The AnswerLoop, or NotReady with the reason (retrying a failed load now and then)."""
+        if self.loop is None and time.monotonic() - self._last_attempt >= RETRY_LOAD_SECONDS:
+            if self.load():
+                self._worker_pid = None
+                self.worker_started()
+        if self.loop is None:
+            reason = self.error.message if self.error else "still loading"
+            raise NotReady(f"not ready: {reason}", field=self.error.field if self.error else None)
+        self.watcher.maybe_check()
+        return self.loop
+
+    # --- readiness ---------------------------------------------------------------------
+
+    def readiness(self) -> tuple[bool, dict[str, Any]]:
+        """(ready, body) for /readyz: models and indexes loaded, a valid router config serving."""
+        try:
+            self.require_ready()
+        except NotReady as exc:
+            return False, {"ready": False, "reason": exc.message, "checks": {"loop": "not loaded"}}
+        kbs = {name: kb.ready for name, kb in self.loop.retriever.knowledge_bases.items()}
+        embedder = getattr(self.loop.retriever.embedder, "_model", True) is not None
+        checks = {"knowledge_bases": kbs, "embedder": embedder,
+                  "router": {"version": self.watcher.current.version, "file_error": self.watcher.last_error}}
+        missing = [f"knowledge base '{n}' is not loaded" for n, ok in kbs.items() if not ok]
+        if not embedder:
+            missing.append("the embedding model is not loaded")
+        reason = "; ".join(missing) or None
+        return reason is None, {"ready": reason is None, "reason": reason, "checks": checks}
+
+    def router_state(self) -> dict[str, Any]:
+        """What GET /admin/router shows: the active config of this worker."""
+        config = self.watcher.current
+        return {"version": config.version, "file": str(self.settings.router_path), "worker": os.getpid(),
+                "loaded_at": self.loaded_at, "last_error": self.watcher.last_error,
+                "rules": [r.name for r in config.rules], "yaml": self.router_text}
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _load_router(path: Path, known_kbs: list[str]) -> tuple[RouterConfig, str]:
+    """The router config and the exact text it was parsed from (retried if the file moves between)."""
+    for _ in range(3):
+        config = load_router_config(path, known_kbs=known_kbs)
+        text = _read_text(path, config.version)
+        if text:
+            return config, text
+    return config, ""
+
+
+def _read_text(path: Path, version: str) -> str:
+    """The file's text if its hash is `version`, else "" (it changed since it was parsed)."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError:
+        return ""
+    return raw.decode("utf-8") if hashlib.sha256(raw).hexdigest()[:12] == version else ""

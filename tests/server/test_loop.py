@@ -1,0 +1,228 @@
+"""The agents loop end to end on the demo knowledge bases, and its retries.
+
+Real perception, router, BM25 + MiniLM + FAISS retrieval, composer and validation. The only
+stand-in is `DriftingComposer`, which plays an LLM composer that misquotes a number once
+(no LLM can run here); everything it wraps is the real extractive composer.
+"""
+
+import datetime as dt
+import re
+
+import pytest
+import yaml
+
+from orchestration.compose.extractive import ExtractiveComposer
+from orchestration.router.config import load_router_config, parse_router_config
+from orchestration.paths import config_dir
+from perception import PerceptionAgent
+from perception.errors import RequestError, UnknownKnowledgeBase
+from server.loop import AnswerLoop, AskRequest
+from server.schemas import parse_ask_request
+
+NOW = dt.date(2025, 7, 10)
+
+
+@pytest.fixture(scope="module")
+def perception():
+    agent = PerceptionAgent(use_ner=False)
+    agent.warm_up()
+    return agent
+
+
+@pytest.fixture(scope="module")
+def loop(demo_kbs, perception):
+    service = AnswerLoop(kb_config=demo_kbs, perception=perception)
+    service.warm_up()
+    return service
+
+
+def _ask(loop, query, kb=None, **kw):
+    return loop.run(AskRequest(query=query, now=kw.pop("now", NOW), kbs=kb, **kw))
+
+
+def _router_without(names, **retry):
+    """The shipped router config minus some rules (an operator's edit), retry table overridable."""
+    data = yaml.safe_load((config_dir() / "router.yaml").read_text(encoding="utf-8"))
+    data["rules"] = [r for r in data["rules"] if r["name"] not in names]
+    for rule in data["rules"]:
+        for emit in rule.get("emit", []):
+            emit.get("filters", {}).pop("exclude_status", None)
+    data.setdefault("retry", {}).update(retry)
+    return parse_router_config(data, source="test-router.yaml", known_kbs=["manuals", "policies", "reports"])
+
+
+# --- the seed scenarios ------------------------------------------------------------------
+
+def test_a320_vs_b737_cites_both_sides_from_2023_and_never_the_superseded_manual(loop):
+    body = _ask(loop, "Compare the fuel efficiency of A320 and B737, focusing on data from 2023 reports.")
+    assert body["status"] == "answered"
+    assert body["perception"]["action"] == "compare"
+    relation = next(c for c in body["claims"] if c["kind"] == "relation")
+    assert relation["relation"] in ("lower", "higher") and "2,290" in relation["text"]
+    assert {"A320", "B737"} <= set(relation["values"])
+    cited = [c["chunk_id"] for c in body["citations"]]
+    assert not any(cid.startswith("manuals-a320neo-perf-2021") for cid in cited)
+    assert all("2023" <= (c["published_at"] or "")[:4] <= "2023" for c in body["citations"])
+    rejected = {cid: why for op in body["operations"] for cid, why in op["rejected"].items()}
+    superseded = [why for cid, why in rejected.items() if cid.startswith("manuals-a320neo-perf-2021")]
+    assert superseded and all(("superseded" in why) or ("< 2023-01-01" in why) for why in superseded)
+
+
+def test_chinese_q2_closed_test_reports(loop):
+    body = _ask(loop, "查询 2025 年第二季度状态为已关闭的测试报告")
+    assert body["status"] == "answered"
+    assert body["perception"]["constraints"]["time"]["start"] == "2025-04-01"
+    assert body["citations"]
+    for citation in body["citations"]:
+        assert citation["status"] == "closed"
+        assert "2025-04-01" <= citation["published_at"][:10] <= "2025-06-30"
+    assert re.search(r"[\u4e00-\u9fff]", body["answer"]), "answered in Chinese"
+
+
+@pytest.mark.parametrize("query,effective", [
+    ("Invoice amount does not match the contract: who handles it?", "policies-invoice-contract-mismatch-2024#"),
+    ("项目验收时发现发票金额和合同不一致，应该找哪个部门处理，流程是什么？", "policies-invoice-contract-mismatch-2024-zh#"),
+])
+def test_invoice_mismatch_cites_the_effective_policy_and_rejects_the_draft_with_reason(loop, query, effective):
+    body = _ask(loop, query)
+    assert body["status"] == "answered"
+    cited = [c["chunk_id"] for c in body["citations"]]
+    assert any(cid.startswith(effective) for cid in cited)
+    assert not any("draft" in cid for cid in cited)
+    reasons = [why for op in body["operations"] for cid, why in op["rejected"].items() if "2025-draft" in cid]
+    assert reasons and all(why == "status=draft excluded" for why in reasons)
+
+
+@pytest.mark.parametrize("query,marker", [
+    ("What is the range of the A321XLR?", "Insufficient information"),
+    ("A321XLR 的航程是多少？", "信息不足"),
+])
+def test_unanswerable_question_is_insufficient_and_says_what_was_searched(loop, query, marker):
+    body = _ask(loop, query)
+    assert body["status"] == "insufficient"
+    assert body["answer"].startswith(marker)
+    assert "manuals" in body["answer"] and body["citations"] == []
+
+
+# --- retries: each fixed by the loop where the KB holds a fix ----------------------------
+
+def test_stale_source_is_caught_and_the_retry_answers_from_the_current_revision(demo_kbs, perception):
+    # An operator removed the status exclusions, so the superseded 2021 manual (3% allowance)
+    # gets cited. Validation flags it; the retry filters superseded documents out and the
+    # answer comes from the 2023 revision (2% instead of 3%).
+    loop = AnswerLoop(kb_config=demo_kbs, perception=perception,
+                      router_config=_router_without(["compare-per-entity"]))
+    loop.warm_up()
+    body = _ask(loop, "What engine deterioration allowance did the A320neo fuel figures use?", kb=["manuals"])
+    first = body["attempts"][0]
+    assert any(i["kind"] == "stale_status" for i in first["verdict"]["issues"])
+    assert "3%" in first["answer"]
+    assert any(h["action"] == "exclude_status" for h in body["attempts"][1]["hints_in"])
+    assert not any(c["status"] == "superseded" for c in body["citations"])
+    assert body["status"] == "answered" and "2%" in body["answer"]
+
+
+def test_too_old_source_is_replaced_by_a_current_one_on_retry(demo_kbs, perception):
+    loop = AnswerLoop(kb_config=demo_kbs, perception=perception,
+                      router_config=_router_without(["compare-per-entity"]))
+    loop.warm_up()
+    body = _ask(loop, "Which A320neo manual gives a fuel burn of 2,350 kg per block hour?", kb=["manuals"])
+    first = body["attempts"][0]["verdict"]
+    too_old = [i for i in first["issues"] if i["kind"] == "too_old"]
+    assert too_old, first
+    assert any(h["action"] == "add_time_filter" for h in body["attempts"][1]["hints_in"])
+    assert too_old[0]["chunk_id"] not in [c["chunk_id"] for c in body["citations"]]
+    assert body["status"] == "answered" and body["validation"]["ok"]
+
+
+def test_missing_comparison_side_gets_its_own_task_on_retry(demo_kbs, perception):
+    # Without the per-entity rule one broad task may miss a side; validation asks for it.
+    loop = AnswerLoop(kb_config=demo_kbs, perception=perception,
+                      router_config=_router_without(["compare-per-entity"]))
+    loop.warm_up()
+    body = _ask(loop, "Compare the E4027 trigger and the E5102 trigger", kb=["manuals"], top_k=1)
+    kinds = [i["kind"] for a in body["attempts"] for i in a["verdict"]["issues"]]
+    if "missing_side" not in kinds:
+        pytest.skip("both sides were found in the first attempt; nothing to retry")
+    retry_tasks = [t for t in body["plan"]["tasks"] if t["rule"] == "retry:missing_side"]
+    assert retry_tasks
+    assert body["status"] in ("answered", "partial")
+    assert not any(i["kind"] == "missing_side" for i in body["validation"]["issues"])
+
+
+class DriftingComposer(ExtractiveComposer):
+    """An LLM-like composer that misquotes the first number once (87% -> 85%)."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def run(self, perception, evidence, excluded_claims=()):
+        answer = super().run(perception, evidence, excluded_claims)
+        self.calls += 1
+        if self.calls == 1:
+            for claim in answer.claims:
+                drifted = re.sub(r"\b87%", "85%", claim.text)
+                if drifted != claim.text:
+                    answer.text = answer.text.replace(claim.text, drifted)
+                    claim.text = drifted
+                    claim.numbers = [n.replace("87%", "85%") for n in claim.numbers]
+                    break
+        return answer
+
+
+def test_drifted_number_is_caught_and_the_retry_answers_without_it(demo_kbs, perception):
+    loop = AnswerLoop(kb_config=demo_kbs, perception=perception)
+    loop.composer = DriftingComposer()
+    loop.warm_up()
+    body = _ask(loop, "What defect closure rate does the quality summary report?", kb=["reports"])
+    first = body["attempts"][0]["verdict"]
+    assert any(i["kind"] == "unsupported_number" for i in first["issues"]), first
+    assert "85%" in body["attempts"][0]["answer"]
+    assert "85%" in body["attempts"][0]["answer"] and "2025 was 85%" not in body["answer"]
+    assert body["status"] in ("answered", "partial")
+
+
+def test_every_attempt_and_operation_is_in_the_response(loop):
+    body = _ask(loop, "How is error code E4027 triggered?")
+    ops = [o["op"] for o in body["operations"]]
+    for required in ("perceive", "route", "embed", "retrieve.keyword", "fuse.tasks", "dedupe", "budget", "compose",
+                     "validate.citation", "validate.freshness"):
+        assert required in ops
+    assert all({"op", "params", "input_count", "output_count", "kept", "rejected", "ms", "reason"} <= set(o)
+               for o in body["operations"])
+    assert set(body["timing"]) == {"perceive", "route", "retrieve", "compose", "validate", "total"}
+    assert body["config_version"] == loop.router_config.version
+
+
+def test_trace_levels_trim_the_response(loop):
+    summary = _ask(loop, "E4027 reset procedure", trace="summary")
+    assert summary["operations"] and "kept" not in summary["operations"][0]
+    none = _ask(loop, "E4027 reset procedure", trace="none")
+    assert none["operations"] == [] and none["attempts"] == []
+
+
+def test_max_retries_zero_runs_one_attempt(demo_kbs, perception):
+    loop = AnswerLoop(kb_config=demo_kbs, perception=perception, router_config=_router_without(["compare-per-entity"]))
+    loop.warm_up()
+    body = _ask(loop, "What engine deterioration allowance did the A320neo fuel figures use?", kb=["manuals"],
+                max_retries=0)
+    assert len(body["attempts"]) == 1
+
+
+def test_unknown_kb_is_refused_with_the_known_ones(loop):
+    with pytest.raises(UnknownKnowledgeBase, match="known: manuals, policies, reports"):
+        _ask(loop, "anything", kb=["regs"])
+
+
+@pytest.mark.parametrize("body,field", [
+    ({}, "query"), ({"query": 5}, "query"), ({"query": "  "}, "query"), ({"query": "x" * 2001}, "query"),
+    ({"query": "q", "top_k": 0}, "top_k"), ({"query": "q", "top_k": "5"}, "top_k"),
+    ({"query": "q", "now": "yesterday"}, "now"), ({"query": "q", "trace": "all"}, "trace"),
+    ({"query": "q", "filters": {"color": "red"}}, "filters.color"), ({"query": "q", "kb": []}, "kb"),
+    ({"query": "q", "max_retries": 9}, "max_retries"), ({"query": "q", "extra": 1}, "extra"), ([1], "body"),
+])
+def test_bad_requests_name_the_field(body, field):
+    with pytest.raises(RequestError) as info:
+        parse_ask_request(body)
+    assert info.value.field == field
