@@ -46,7 +46,7 @@ def eval_kb_config(data_dir: Path) -> KBConfig:
 
 def prepare_retriever(name: str, data_dir: Path, progress: bool) -> tuple[Retriever, dict]:
     """Build the set's knowledge base if needed; a retriever over it and the ingest report."""
-    config = eval_kb_config(data_dir)
+    config = eval_kb_config(data_dir).only(name)
     settings = config.get(name)
     embedder = get_embedder(config.embedder)
     report = ingest(settings, config.kb_dir(name), embedder, progress=progress)
@@ -125,6 +125,17 @@ def run_set(name: str, data_dir: Path | None = None, queries: Path | None = None
                          "p95_ms": round(sorted(times)[int(0.95 * (len(times) - 1))], 2)}
         if len(typed) > 1:
             by_type[mode] = {t: mean_metrics(r) | {"queries": len(r)} for t, r in sorted(typed.items())}
+    if name == "multihop":
+        from .multihop_loop import build_loop, run_loop_eval
+
+        everything = load_queries(name, folder, queries)[:limit] if limit else load_queries(name, folder, queries)
+        loop = build_loop(eval_kb_config(data_dir).only(name), name)
+        routed = run_loop_eval(loop, name, everything, progress)
+        metrics["router"] = routed["metrics"]
+        latency["router"] = routed["latency"]["total"]
+        by_type["router"] = routed["by_type"]
+        latency["router_stages"] = routed["latency"]
+        metrics["topk"] = metrics["hybrid"]
     result = {"set": name, "queries": len(items), "metrics": metrics, "latency": latency, "kb": build,
               "anchors": ANCHORS.get(name, {})}
     if by_type:
@@ -135,12 +146,17 @@ def run_set(name: str, data_dir: Path | None = None, queries: Path | None = None
 def format_table(result: dict[str, Any]) -> str:
     """A plain-text table of a set's metrics per mode, with the published anchors."""
     modes = list(result["metrics"])
-    names = list(next(iter(result["metrics"].values())).keys())
+    names = list(result["metrics"]["bm25"].keys())
     lines = [f"{result['set']}: {result['queries']} queries",
              f"{'mode':<10}" + "".join(f"{n:>16}" for n in names) + f"{'median ms':>12}"]
     for mode in modes:
-        lines.append(f"{mode:<10}" + "".join(f"{result['metrics'][mode][n]:>16.4f}" for n in names)
-                     + f"{result['latency'][mode]['median_ms']:>12.2f}")
+        values = result["metrics"][mode]
+        lines.append(f"{mode:<10}" + "".join(f"{values[n]:>16.4f}" if values.get(n) is not None else f"{'-':>16}"
+                                             for n in names)
+                     + f"{result['latency'].get(mode, {}).get('median_ms', float('nan')):>12.2f}")
+        extra = {k: v for k, v in values.items() if k not in names}
+        if extra:
+            lines.append(" " * 10 + ", ".join(f"{k} {v}" for k, v in extra.items()))
     for anchor, values in result.get("anchors", {}).items():
         lines.append(f"  anchor {anchor}: " + ", ".join(f"{k} {v}" for k, v in values.items()))
     return "\n".join(lines)

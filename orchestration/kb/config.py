@@ -64,6 +64,10 @@ class KBConfig:
                 field="kb")
         return self.knowledge_bases[name]
 
+    def only(self, name: str) -> "KBConfig":
+        """The same config restricted to one knowledge base (the others need not be built)."""
+        return replace(self, knowledge_bases={name: self.get(name)})
+
     def kb_dir(self, name: str) -> Path:
         """The directory holding builds of a knowledge base."""
         return self.data_dir / "kb" / name

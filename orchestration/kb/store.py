@@ -113,6 +113,17 @@ class ChunkStore:
                 found[rec[0]] = _from_record(rec)
         return [found[r] for r in wanted if r in found]
 
+    def get_ids(self, chunk_ids: Sequence[str]) -> list[StoredChunk]:
+        """The chunks with these ids, in the order asked (unknown ids skipped)."""
+        found: dict[str, StoredChunk] = {}
+        wanted = list(chunk_ids)
+        for start in range(0, len(wanted), 900):
+            part = wanted[start:start + 900]
+            marks = ",".join("?" * len(part))
+            for rec in self._conn().execute(f"SELECT * FROM chunks WHERE chunk_id IN ({marks})", part):
+                found[rec[1]] = _from_record(rec)
+        return [found[c] for c in wanted if c in found]
+
     def iter_all(self, batch: int = 2000) -> Iterable[StoredChunk]:
         """Every chunk in row order."""
         last = -1

@@ -28,11 +28,14 @@ def top_k(scores: np.ndarray, k: int, allowed: np.ndarray | None = None,
         if min_score is not None:
             work[work <= min_score] = -np.inf
     if k < work.size:
-        part = np.argpartition(-work, k - 1)[:k]
+        # argpartition picks arbitrarily among rows tied with the k-th score; take all of them
+        # so that the lowest rows win the tie, whatever the array's layout.
+        kth = -np.partition(-work, k - 1)[k - 1]
+        part = np.flatnonzero(work >= kth) if np.isfinite(kth) else np.flatnonzero(np.isfinite(work))
     else:
         part = np.arange(work.size)
     # lexsort: primary key descending score, secondary ascending row, for determinism.
     order = np.lexsort((part, -work[part]))
-    rows = part[order]
+    rows = part[order][:k]
     rows = rows[np.isfinite(work[rows])]
     return rows.astype(np.int64), np.asarray(scores[rows], dtype=np.float32)

@@ -64,3 +64,49 @@ def test_precedence_and_trace(rules_agent):
     assert p.action == "compare"
     note = next(n for n in p.notes if n["rule"].startswith("action."))
     assert note["text"] == "difference between" and "explain" in note["also_seen"]
+
+
+# --- comparisons between named things (comparatives, "X or Y" which-questions) -----------------
+
+@pytest.mark.parametrize("query, names", [
+    ("Which burns less fuel per seat in 2023, A320neo or 737 MAX 8?", {"A320NEO", "737 MAX 8"}),
+    ("A320neo 和 737 MAX 8 哪个油耗更低？", {"A320NEO", "737 MAX 8"}),
+    ("Is the A320neo more fuel efficient than the 737 MAX 8?", {"A320NEO", "737 MAX 8"}),
+    ("Does the Boeing 737 MAX 8 burn less fuel than the Airbus A320neo?", {"737 MAX 8", "A320NEO"}),
+    ("Which has the lowest cabin noise, the A350-900 or the 777X?", {"A350-900", "777X"}),
+    ("Which is cheaper to run: Model 3 or Model Y?", {"Model 3", "Model Y"}),
+    ("iPhone 15 Pro 还是 Pixel 8 的续航更长？", {"iPhone 15 Pro", "Pixel 8"}),
+    ("Which of the A320neo and the 737-800 has fewer seats?", {"A320NEO", "737-800"}),
+    ("Does Airbus deliver more jets per month than Boeing?", {"Airbus", "Boeing"}),
+    ("737 MAX 8 与 A320neo 哪个航程远", {"737 MAX 8", "A320NEO"}),
+])
+def test_comparisons_between_named_things(agent, query, names):
+    p = agent.run(query, NOW)
+    assert p.action == "compare"
+    assert names <= {e.normalized for e in p.entities}
+
+
+@pytest.mark.parametrize("query", [
+    "Did Boeing deliver more than 100 737 MAX 8 jets in 2023?",        # a threshold
+    "Is the Boeing 737 MAX 8 safer than before?",                       # one product, its maker
+    "Which airlines fly the A320neo and the 737-800?",                  # a list, not alternatives
+    "Which engines power the A320neo? Is it the LEAP-1A?",
+    "Was the A320neo more popular in 2023?",
+    "Who is associated with Airbus and Boeing, according to the report?",
+])
+def test_not_comparisons(agent, query):
+    assert agent.run(query, NOW).action != "compare"
+
+
+@pytest.mark.parametrize("query, rule", [
+    ("Which burns less fuel, A320neo or 737 MAX 8?", "action.compare.alternatives"),
+    ("Does the A320neo burn fewer litres per seat during cruise, compared to the B737?", "action.compare"),
+    ("Does the A320neo burn less fuel per seat in cruise, in a way the 737 MAX 8 does not?",
+     "action.compare.comparative"),
+])
+def test_comparison_trace(rules_agent, query, rule):
+    p = rules_agent.run(query, NOW)
+    note = next(n for n in p.notes if n["rule"].startswith("action."))
+    assert p.action == "compare" and note["rule"].startswith(rule)
+    s, e = note["span"]
+    assert query[s:e] == note["text"]

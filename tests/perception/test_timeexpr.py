@@ -200,3 +200,24 @@ def test_period_bounds(unit, expected):
 @pytest.mark.parametrize("text, value", [("十二", 12), ("二十三", 23), ("二〇二三", 2023), ("两", 2), ("7", 7), ("百", 100), ("x", None)])
 def test_cn_number(text, value):
     assert cn_number(text) == value
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Which regulation applies from 1 January 2024?", ("2024-01-01", None)),
+    ("rules effective from March 1, 2024", ("2024-03-01", None)),
+    ("the directive in force from 2023-07-01", ("2023-07-01", None)),
+    ("starting 1 January 2024", ("2024-01-01", None)),
+    ("starting in Q2 2024", ("2024-04-01", None)),
+    ("since 1 January 2024", ("2024-01-01", None)),
+    ("the rule takes effect on 1 March 2024", ("2024-03-01", None)),
+    ("from 2024 onwards", ("2024-01-01", None)),
+    ("自2024年1月1日起施行的法规", ("2024-01-01", None)),
+    ("从2024年1月1日起", ("2024-01-01", None)),
+    # still closed windows
+    ("on October 7, 2023", ("2023-10-07", "2023-10-07")),
+    ("reports from 2023", ("2023-01-01", "2023-12-31")),
+    ("from March to May 2024", ("2024-03-01", "2024-05-31")),
+    ("Was the policy more effective in 2023?", ("2023-01-01", "2023-12-31")),
+])
+def test_open_ended_from(rules, text, expected):
+    assert span(rules, text) == expected

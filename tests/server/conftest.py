@@ -87,8 +87,9 @@ class Live:
         rag_requests: POST /rag requests sent through `post_rag` (the metrics must sum to it).
     """
 
-    def __init__(self, url: str, config_dir: Path, log: Path, process) -> None:
+    def __init__(self, url: str, config_dir: Path, log: Path, process, metrics_dir: Path) -> None:
         self.url, self.config_dir, self.log, self.process = url, config_dir, log, process
+        self.metrics_dir = metrics_dir
         self.rag_requests = 0
         self._count_lock = __import__("threading").Lock()
 
@@ -188,7 +189,7 @@ def live(demo_kbs, tmp_path_factory):
             process.kill()
             pytest.fail(f"the service did not become ready in 120 s:\n{log.read_text()[-4000:]}")
         time.sleep(0.5)
-    yield Live(url, config_dir, log, process)
+    yield Live(url, config_dir, log, process, root / "prometheus")
     process.send_signal(signal.SIGTERM)
     try:
         process.wait(timeout=30)

@@ -78,3 +78,20 @@ def test_damaged_index_directory_raises_index_unavailable(tmp_path):
     (tmp_path / "bm25" / "data.npy").write_bytes(b"garbage")
     with pytest.raises(IndexUnavailable, match="bm25"):
         BM25Index.load(tmp_path / "bm25")
+
+
+def test_search_is_exactly_a_full_sort_with_ties_broken_by_row_with_and_without_filters():
+    rng = random.Random(1)
+    words = [f"w{i}" for i in range(400)]
+    weights = [1 / (i + 1) for i in range(400)]
+    docs = [rng.choices(words, weights=weights, k=rng.randint(5, 40)) for _ in range(3000)]
+    index = BM25Index.build(docs)
+    for i in range(120):
+        query = rng.choices(words, k=rng.randint(1, 4))
+        allowed = np.random.default_rng(i).random(3000) < 0.3 if i % 2 else None
+        rows, _ = index.search(query, 10, allowed=allowed)
+        scores, matched = index._score(query)
+        if allowed is not None:
+            matched &= allowed
+        order = np.lexsort((np.arange(3000), -scores.astype(np.float32)))
+        assert rows.tolist() == [r for r in order if matched[r]][:10]

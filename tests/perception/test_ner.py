@@ -1,0 +1,78 @@
+"""The statistical NER kept cheap: only `ner` loaded, skipped when rules explain every
+capitalised word, run on token windows around the words they do not explain."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from perception.ner import StatisticalNER
+
+NOW = date(2025, 7, 10)
+
+
+@pytest.fixture(scope="module")
+def ner(ner_agent):
+    if not ner_agent.ner_available:
+        pytest.skip("spaCy model not installed")
+    return ner_agent._ner
+
+
+def test_only_the_components_ner_needs(ner):
+    names = ner.nlp.pipe_names
+    assert "ner" in names
+    assert not {"tagger", "parser", "lemmatizer", "attribute_ruler", "senter"} & set(names)
+    for name in names:            # a kept embedding component must be one ner listens to
+        if name != "ner":
+            assert "ner" in getattr(ner.nlp.get_pipe(name), "listening_components", ())
+
+
+@pytest.mark.parametrize("query", [
+    "Compare A320 and B737 in Q2 2025",
+    "What did TechCrunch report about Airbus on October 7, 2023?",
+    "Which burns less fuel, A320neo or 737 MAX 8?",
+    "How do I reset error E4027?",
+    "List the open tickets from last week",
+    "What is the warranty period?",
+])
+def test_skipped_when_rules_explain_every_capitalised_word(ner_agent, ner, query):
+    before = ner.calls
+    ner_agent.run(query, NOW)
+    assert ner.calls == before
+
+
+@pytest.mark.parametrize("query", [
+    "Did Sam Altman meet Satya Nadella in Paris?",
+    "What did Reuters say about the A320?",
+    "Is NASA planning a Moon landing?",
+])
+def test_runs_when_a_capitalised_word_is_unexplained(ner_agent, ner, query):
+    before = ner.calls
+    ner_agent.run(query, NOW)
+    assert ner.calls == before + 1
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("Did Sam Altman meet Satya Nadella in Paris to discuss the A320?",
+     {("Sam Altman", "PERSON"), ("Satya Nadella", "PERSON"), ("Paris", "PLACE")}),
+    ("According to the TechCrunch report published on October 7, 2023, what did Elon Musk say about the "
+     "regulators in Brussels after the product launch last week?", {("Elon Musk", "PERSON"), ("Brussels", "PLACE")}),
+])
+def test_windows_find_the_same_names_as_the_whole_query(ner_agent, query, expected):
+    p = ner_agent.run(query, NOW)
+    got = {(e.text, e.label) for e in p.entities if e.origin == "ner"}
+    assert expected <= got
+    whole = StatisticalNER(ner_agent.config.ner_model, ner_agent.config.ner_labels, 0)
+    rules = ner_agent.extract_entities(query)
+    full = {(e.text, e.label) for e in whole.entities(query, rules)[0]}
+    assert expected <= full
+
+
+def test_windows_are_merged_and_cover_the_hot_words(ner):
+    doc = ner.nlp.make_doc("alpha beta Gamma delta epsilon zeta eta theta iota kappa lambda mu Nu xi")
+    hot = ner.candidates(doc, [])
+    assert [doc[i].text for i in hot] == ["Gamma", "Nu"]
+    pieces = ner._windows(doc, hot)
+    assert all(any(s <= doc[i].idx < e for s, e in pieces) for i in hot)
+    assert pieces == sorted(pieces)
