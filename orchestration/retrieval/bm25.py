@@ -149,27 +149,47 @@ class BM25Index:
 
         A matching row can score 0 or below (Okapi's IDF for a term in half or more of the
         documents); it is still a match and still returned.
-
-        Selection is exact but avoids a partition over every row: the k-th best score among
-        the rows of the rarest query term is a lower bound on the k-th best overall, so only
-        rows scoring at least that much are sorted (about 1.5 ms instead of 99 ms at 1M rows).
         """
+        return self.select(self.score_query(tokens), k, allowed)
+
+    def score_query(self, tokens: Sequence[str]) -> "QueryScores":
+        """Score every row once; `select` then picks top-k under any number of masks."""
         counts = self.term_counts(tokens)
-        if not counts or k <= 0:
-            return np.empty(0, np.int64), np.empty(0, np.float32)
         scores, matched = self._score(tokens)
-        if allowed is not None:
-            matched &= allowed
-        rarest = min(counts, key=lambda t: self.indptr[t + 1] - self.indptr[t])
-        seed = np.asarray(self.indices[self.indptr[rarest]:self.indptr[rarest + 1]], dtype=np.int64)
-        if allowed is not None:
-            seed = seed[allowed[seed]]
+        seed = np.empty(0, np.int64)
+        if counts:
+            rarest = min(counts, key=lambda t: self.indptr[t + 1] - self.indptr[t])
+            seed = np.asarray(self.indices[self.indptr[rarest]:self.indptr[rarest + 1]], dtype=np.int64)
+        return QueryScores(scores, matched, seed)
+
+    @staticmethod
+    def select(query: "QueryScores", k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Exact top-k of scored rows, ties to the lower row, without partitioning every row.
+
+        The k-th best score among the rows of the rarest query term is a lower bound on the
+        k-th best overall, so only rows scoring at least that much are sorted (about 1.5 ms
+        instead of 99 ms at a million rows, measured in docs/BENCHMARKS.md).
+        """
+        if k <= 0 or not query.seed.size:
+            return np.empty(0, np.int64), np.empty(0, np.float32)
+        matched = query.matched if allowed is None else query.matched & allowed
+        seed = query.seed if allowed is None else query.seed[allowed[query.seed]]
+        scores = query.scores
         if seed.size >= k:
             cutoff = np.partition(scores[seed], seed.size - k)[seed.size - k]
             candidates = np.flatnonzero(matched & (scores >= cutoff))
             rows, best = top_k(scores[candidates].astype(np.float32), k)
             return candidates[rows], best
         return top_k(scores.astype(np.float32), k, allowed=matched)
+
+
+@dataclass(frozen=True)
+class QueryScores:
+    """One query's scores over all rows, which rows match a term, and the rarest term's rows."""
+
+    scores: np.ndarray
+    matched: np.ndarray
+    seed: np.ndarray
 
 
 def idf_floor_applies(n_docs: int, df: int) -> bool:

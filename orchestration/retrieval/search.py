@@ -25,7 +25,6 @@ from .filters import Filters
 from .fusion import Fuser, RankedList
 from .scored import ScoredChunk
 from .tokenize import tokenize
-from .topk import top_k
 
 SEARCH_TYPES = ("keyword", "vector", "hybrid")
 
@@ -188,10 +187,10 @@ class Retriever:
         tokens = tokenize(request.query)
         with trace.operation("retrieve.keyword", task=request.id, kb=kb.name, tokens=tokens, k=candidates,
                              filters=request.filters.to_dict()) as op:
-            scores = kb.bm25.get_scores(tokens).astype(np.float32)
-            rows, values = top_k(scores, candidates, allowed=allowed, min_score=0.0)
+            scored = kb.bm25.score_query(tokens)
+            rows, values = kb.bm25.select(scored, candidates, allowed)
             if not request.filters.empty:
-                unfiltered, _ = top_k(scores, candidates, allowed=visible, min_score=0.0)
+                unfiltered, _ = kb.bm25.select(scored, candidates, visible)
                 op.rejected = self._rejections(kb, request, unfiltered, allowed)
             self._record(op, kb, rows, hidden)
             if hidden:
