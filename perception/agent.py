@@ -86,7 +86,9 @@ class PerceptionAgent:
             self._filters = FilterRules(cfg)
             self._keywords = KeywordRules(cfg)
             self._keywords.warm_up()
-            self._ner = StatisticalNER(cfg.ner_model, cfg.ner_labels) if self.use_ner else None
+            skip = set(cfg.stopwords_en) | set(cfg.time.months)
+            self._ner = (StatisticalNER(cfg.ner_model, cfg.ner_labels, cfg.ner_context_tokens, skip)
+                         if self.use_ner else None)
             if self._ner is not None:
                 self._ner.load()
             self._ready = True
@@ -137,20 +139,23 @@ class PerceptionAgent:
         language = detect_language(text, cfg.zh_han_per_latin_word)
         notes.append({"rule": "language", "text": "", "produced": {"language": language}})
 
-        # entities: rules first, then NER for what they do not know
+        # entities: rules first; time phrases (rule entities are protected: "Business Today" is a
+        # source); then NER for the capitalised words neither explains
         entities = self._entities.extract(text)
-        date_spans: list[tuple[int, int]] = []
+        protected = tuple(e.span for e in entities if e.origin == "rule")
+        found = self._time.find(text, now, (), protected)
         if self._ner is not None and language == "en":
             if self._ner.available:
-                ner_entities, date_spans = self._ner.entities(text, entities)
+                ner_entities, date_spans = self._ner.entities(
+                    text, entities, [(p.start, p.end) for p in found.phrases])
                 rule_spans = [e.span for e in entities if e.label != "QUOTED"]
                 entities += [e for e in ner_entities if not overlaps(e.span, rule_spans)]
+                if date_spans:   # NER DATE spans no rule understood -> time.not_understood
+                    found = self._time.find(text, now, tuple(date_spans), protected)
             else:
                 notes.append({"rule": "ner.unavailable", "text": self._ner.error})
 
         # time
-        protected = tuple(e.span for e in entities if e.origin == "rule")
-        found = self._time.find(text, now, tuple(date_spans), protected)
         time_spans = [(p.start, p.end) for p in found.phrases]
         entities = [e for e in entities if e.label == "QUOTED" or not overlaps(e.span, time_spans)]
         entities.sort(key=lambda e: (e.span[0], -e.span[1], e.label))

