@@ -48,7 +48,7 @@ _UNIT_ALIASES = {"percent": "%", "per cent": "%", "percentage": "%", "nm": "nmi"
                  "tonne": "t", "tonnes": "t", "ton": "t", "tons": "t", "seat": "seats", "minute": "min",
                  "minutes": "min", "second": "s", "seconds": "s", "day": "days", "year": "years",
                  "公斤": "kg", "千克": "kg", "吨": "t", "公里": "km", "千米": "km", "小时": "h", "分钟": "min",
-                 "秒": "s", "天": "days", "年": "years", "座": "seats", "个": None, "次": "times", "RMB": "CNY", "¥": "CNY", "元": "CNY", "$": "USD",
+                 "秒": "s", "天": "days", "年": "years", "座": "seats", "次": "times", "RMB": "CNY", "¥": "CNY", "元": "CNY", "$": "USD",
                  "US$": "USD", "€": "EUR", "£": "GBP", "liter": "L", "liters": "L", "litre": "L", "litres": "L"}
 
 

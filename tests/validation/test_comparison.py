@@ -55,7 +55,8 @@ def test_missing_side_in_chinese(perceive, context):
     perception = perceive(COMPARE_ZH)
     claim = Claim("2023 修订版中，A320neo 平均巡航油耗为每轮挡小时 2,290 公斤 [1]。", [1])
     issues = comparison.check(perception, answer([claim], [A320_2023_ZH], "zh"), ONLY_A320, context)
-    assert kinds(issues) == ["missing_side"] and issues[0].entity == "Boeing"
+    assert set(kinds(issues)) == {"missing_side"}
+    assert {"737 MAX 8"} <= {i.entity for i in issues}
 
 
 def test_notice_claims_do_not_cover_a_side(perceive, context):

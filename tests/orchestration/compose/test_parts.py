@@ -85,8 +85,8 @@ def test_split_questions(query, asks):
 
 @pytest.mark.parametrize("query, names, inferred", [
     ("Compare the fuel burn of the A320 and the B737 in 2023", ["A320", "B737"], []),
-    ("A320neo 和 737 MAX 8 在 2023 年的油耗对比", ["A320neo", "737 MAX 8"], ["737 MAX 8"]),
-    ("Compare the A320neo and 737 MAX 8 manuals: which was effective earlier?", ["A320neo", "737 MAX 8"], ["737 MAX 8"]),
+    ("A320neo 和 737 MAX 8 在 2023 年的油耗对比", ["A320neo", "737 MAX 8"], []),
+    ("Compare the A320neo and 737 MAX 8 manuals: which was effective earlier?", ["A320neo", "737 MAX 8"], []),
 ])
 def test_comparison_sides(perceive, query, names, inferred):
     sides = comparison_sides(perceive(query))
