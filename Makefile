@@ -22,9 +22,9 @@ demo: setup
 	$(BIN)/sightline ingest --demo
 
 ## serve: set up, build the demo knowledge bases, and start the service on 127.0.0.1:8000.
+# SIGHTLINE_HOST / SIGHTLINE_PORT / SIGHTLINE_WORKERS (or config/service.yaml) change where and how.
 serve: demo
-	@echo "Demo knowledge bases are built in var/kb/. The HTTP service (POST /rag) is not built yet;"
-	@echo "try: $(BIN)/sightline perceive 'Compare the fuel burn of A320 and B737 in 2023'" 
+	$(BIN)/sightline serve
 
 ## test: the whole test suite (what CI runs).
 test:

@@ -97,7 +97,7 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
     @app.after_request
     def _finish(response: Response) -> Response:
         response.headers["X-Request-ID"] = g.get("request_id", "")
-        if request.path == "/rag" and response.status_code >= 400 and "started" in g:
+        if request.path == "/rag" and request.method == "POST" and response.status_code >= 400 and "started" in g:
             metrics.record_failure("rejected" if response.status_code < 500 else "error",
                                    time.perf_counter() - g.started)
         if request.path == "/rag":

@@ -40,15 +40,46 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(body, ensure_ascii=False, default=str)
 
 
-def configure_logging(level: str = "info") -> None:
-    """JSON lines on stderr for the `sightline` loggers (idempotent)."""
+class _StderrHandler(logging.StreamHandler):
+    """A handler writing to whatever sys.stderr is at the time of each record."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+        self.setFormatter(JsonFormatter())
+
+    @property  # type: ignore[override]
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:
+        pass
+
+
+def configure_logging(level: str = "info", root: bool = False) -> None:
+    """JSON lines on stderr (idempotent).
+
+    Args:
+        level: the level of Sightline's loggers.
+        root: also make the root logger JSON, so every library's records (perception.*,
+            orchestration.*, ...) come out in the same shape: what the service process wants.
+            Without it only the `sightline` loggers are set (an embedding app or a test
+            runner keeps its own logging).
+    """
     logger = logging.getLogger("sightline")
     logger.setLevel(level.upper())
-    if not any(getattr(h, "_sightline", False) for h in logger.handlers):
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(JsonFormatter())
-        handler._sightline = True  # type: ignore[attr-defined]
-        logger.addHandler(handler)
+    if root:
+        top = logging.getLogger()
+        if not any(isinstance(h, _StderrHandler) for h in top.handlers):
+            top.handlers = [h for h in top.handlers if not isinstance(h, logging.StreamHandler)] + [_StderrHandler()]
+        top.setLevel(logging.WARNING if level.lower() != "debug" else logging.DEBUG)
+        logger.handlers = [h for h in logger.handlers if not isinstance(h, _StderrHandler)]
+        logger.propagate = True
+        return
+    if logging.getLogger().handlers and any(isinstance(h, _StderrHandler) for h in logging.getLogger().handlers):
+        return  # the process already logs JSON from the root
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        logger.addHandler(_StderrHandler())
     logger.propagate = False
 
 

@@ -3,5 +3,9 @@
 from __future__ import annotations
 
 from .app import create_app
+from .logs import configure_logging
+from .settings import load_settings
 
-app = create_app()
+_settings = load_settings()
+configure_logging(_settings.log_level, root=True)  # every library's log records as JSON lines too
+app = create_app(_settings)

@@ -9,7 +9,7 @@ import pytest
 from orchestration import paths
 from perception.errors import ConfigError
 from server import metrics
-from server.settings import ServiceSettings, default_workers, load_settings, prepare_metrics_dir
+from server.settings import default_workers, load_settings, prepare_metrics_dir
 
 
 def test_shipped_service_yaml_loads(monkeypatch):

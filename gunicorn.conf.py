@@ -1,0 +1,71 @@
+"""gunicorn settings for the Sightline service (`sightline serve` runs gunicorn with this file).
+
+Values come from config/service.yaml and the SIGHTLINE_* environment variables
+(server/settings.py; `sightline serve --host/--port/--workers` sets those). Why each choice:
+
+- workers: one per core, at most 4, by default. Answering is CPU-bound (embedding, scoring),
+  so more processes than cores only queue; with preload the model weights are shared but each
+  worker still grows to a few hundred MB of activations and caches.
+- preload_app: the master builds the AnswerLoop (indexes mmapped, embedder and spaCy loaded,
+  one warm-up encode) before forking, so workers start in milliseconds and share those pages.
+  With more than one worker torch and FAISS are set to one thread *before* that first encode:
+  an OpenMP pool started in the master does not survive fork() and can hang the children.
+- sync workers, timeout 60 s: one request at a time per process (the loop is CPU-bound and
+  the GIL would serialise threads anyway); a cold request takes ~1-2 s on 2 cores.
+- metrics: PROMETHEUS_MULTIPROC_DIR must be set before prometheus_client is imported, so it
+  is set here (default var/prometheus) if the start command did not; `on_starting` wipes it,
+  `child_exit` marks dead workers.
+- logs: JSON lines on stderr; the access log carries the request id (X-Request-ID).
+"""
+
+import os
+
+from server.settings import MULTIPROC_ENV, load_settings, prepare_metrics_dir
+
+_settings = load_settings()
+os.environ.setdefault(MULTIPROC_ENV, str(_settings.metrics_path))
+os.makedirs(os.environ[MULTIPROC_ENV], exist_ok=True)
+if _settings.worker_count > 1:
+    # before torch or FAISS is imported anywhere in the master
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("MKL_NUM_THREADS", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+wsgi_app = "server.wsgi:app"
+bind = [f"{_settings.host}:{_settings.port}"]
+workers = _settings.worker_count
+worker_class = "sync"
+timeout = _settings.timeout
+graceful_timeout = _settings.graceful_timeout
+keepalive = 2
+preload_app = True
+max_requests = 0  # workers are expensive to replace; no periodic recycling
+proc_name = "sightline"
+control_socket_disable = True  # not used; a fixed socket path would clash between instances
+
+accesslog = "-"
+errorlog = "-"
+loglevel = _settings.log_level
+logger_class = "server.logs.GunicornJsonLogger"
+
+
+def on_starting(server):
+    """Master start: wipe the metrics directory so a previous run's files do not count."""
+    prepare_metrics_dir(os.environ[MULTIPROC_ENV])
+    server.log.info(f"sightline: {workers} workers on {', '.join(bind)}, metrics in {os.environ[MULTIPROC_ENV]}")
+
+
+def post_worker_init(worker):
+    """In each worker after fork: start the router watcher thread and set the per-worker gauges."""
+    service = worker.wsgi.extensions.get("sightline") if hasattr(worker.wsgi, "extensions") else None
+    if service is not None:
+        service.worker_started()
+
+
+def child_exit(server, worker):
+    """A worker exited: drop its live gauges (its counters keep counting in the totals)."""
+    from server.metrics import mark_dead
+
+    mark_dead(worker.pid)
