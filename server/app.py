@@ -27,30 +27,12 @@ from .errors import register_error_handlers
 from .logs import configure_logging, request_id_var
 from .openapi import build_openapi
 from .schemas import parse_ask_request
+from .loop import shape_trace
 from .service import Service
 from .settings import ServiceSettings, load_settings
 
 log = logging.getLogger("sightline.http")
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
-
-
-def trim_trace(body: dict[str, Any], level: str) -> dict[str, Any]:
-    """A full-trace response cut down to the requested trace level, as the loop itself would.
-
-    The service always runs the loop with trace "full" (metrics need every attempt and
-    operation) and trims afterwards; tests/server/test_app.py checks this equals the loop's own
-    output for each level.
-    """
-    if level == "full":
-        return body
-    out = dict(body)
-    if level == "none":
-        out["attempts"], out["operations"] = [], []
-        return out
-    out["attempts"] = [{k: v for k, v in a.items() if k != "plan"} for a in body["attempts"]]
-    out["operations"] = [{k: v for k, v in o.items() if k not in ("kept", "rejected", "params")}
-                         | {"rejected_count": len(o.get("rejected") or {})} for o in body["operations"]]
-    return out
 
 
 def _decode_json() -> Any:
@@ -124,7 +106,7 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
         metrics.record_answer(body, time.perf_counter() - g.started)
         g.log_extra = {"answer_status": body["status"], "attempts": len(body["attempts"]),
                        "config_version": body["config_version"], "timing": body["timing"]}
-        return jsonify(trim_trace(body, level))
+        return jsonify(shape_trace(body, level))
 
     @app.get("/healthz")
     def healthz():

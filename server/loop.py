@@ -67,13 +67,10 @@ class Attempt:
     verdict: Verdict
     hints_in: list[Hint] = field(default_factory=list)
 
-    def to_dict(self, level: str) -> dict[str, Any]:
-        body = {"attempt": self.number, "hints_in": [h.to_dict() for h in self.hints_in],
+    def to_dict(self) -> dict[str, Any]:
+        return {"attempt": self.number, "hints_in": [h.to_dict() for h in self.hints_in],
                 "evidence": self.evidence_ids, "answer": self.answer.text,
-                "verdict": self.verdict.to_dict()}
-        if level == "full":
-            body["plan"] = self.plan.to_dict()
-        return body
+                "verdict": self.verdict.to_dict(), "plan": self.plan.to_dict()}
 
 
 class AnswerLoop:
@@ -97,6 +94,8 @@ class AnswerLoop:
     def warm_up(self) -> None:
         """Map every index, load the embedder and the spaCy pipeline, feed KB sources to Perception."""
         self.executor.warm_up()
+        self.composer.warm_up()
+        self.validator.warm_up()
         sources = set()
         for kb in self.retriever.knowledge_bases.values():
             sources.update(kb.columns.values("source"))
@@ -212,17 +211,27 @@ class AnswerLoop:
             "perception": perception.to_dict(),
             "plan": final.plan.to_dict(),
             "validation": final.verdict.to_dict(),
-            "attempts": [a.to_dict(request.trace) for a in attempts] if request.trace != "none" else [],
-            "operations": [],
+            "attempts": [a.to_dict() for a in attempts],
+            "operations": trace.to_list(),
             "timing": timing,
             "config_version": self.router_config.version,
         }
-        if request.trace == "full":
-            body["operations"] = trace.to_list()
-        elif request.trace == "summary":
-            body["operations"] = [{k: v for k, v in o.to_dict().items() if k not in ("kept", "rejected", "params")}
-                                  | {"rejected_count": len(o.rejected)} for o in trace.operations]
+        return shape_trace(body, request.trace)
+
+
+def shape_trace(body: dict[str, Any], level: str) -> dict[str, Any]:
+    """A full-trace response cut down to a trace level: "full" as is, "summary" without plans,
+    kept/rejected lists and parameters (counts instead), "none" without attempts and operations."""
+    if level == "full":
         return body
+    out = dict(body)
+    if level == "none":
+        out["attempts"], out["operations"] = [], []
+        return out
+    out["attempts"] = [{k: v for k, v in a.items() if k != "plan"} for a in body["attempts"]]
+    out["operations"] = [{k: v for k, v in o.items() if k not in ("kept", "rejected", "params")}
+                         | {"rejected_count": len(o.get("rejected") or {})} for o in body["operations"]]
+    return out
 
 
 def _strip_markers(text: str) -> str:

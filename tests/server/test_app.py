@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.app import trim_trace
+from server.loop import shape_trace
 from server.schemas import parse_ask_request
 
 from .conftest import FUEL_EN, INVOICE_EN, NOW
@@ -50,9 +50,9 @@ def test_rag_answers_with_citations_and_timing(client, fuel):
 
 
 @pytest.mark.parametrize("level", ["none", "summary", "full"])
-def test_trim_matches_the_loops_own_trace_levels(answer_loop, fuel, level):
+def test_shaping_a_full_response_matches_the_loops_own_trace_levels(answer_loop, fuel, level):
     own = answer_loop.run(parse_ask_request({"query": FUEL_EN, "now": NOW, "trace": level}))
-    trimmed = trim_trace(fuel, level)
+    trimmed = shape_trace(fuel, level)
     assert trimmed["attempts"] == own["attempts"]
     assert [sorted(o) for o in trimmed["operations"]] == [sorted(o) for o in own["operations"]]
     assert [o["op"] for o in trimmed["operations"]] == [o["op"] for o in own["operations"]]
