@@ -35,6 +35,7 @@ class KnowledgeBase:
         self.bm25: BM25Index | None = None
         self.dense: DenseIndex | None = None
         self.columns: FilterColumns | None = None
+        self.chunk_ids: list[str] = []  # row -> chunk id, for traces without a store lookup
 
     @property
     def rebuild_hint(self) -> str:
@@ -79,6 +80,7 @@ class KnowledgeBase:
             raise IndexUnavailable(f"knowledge base '{self.name}' at {build} is damaged ({exc}); "
                                    f"{self.rebuild_hint}", field=self.name) from exc
         self.build_dir, self.manifest = build, manifest
+        self.chunk_ids = store.chunk_ids()
         self.bm25, self.dense, self.columns, self.store = bm25, dense, columns, store
 
     def describe(self) -> dict[str, Any]:

@@ -136,6 +136,10 @@ class ChunkStore:
                 yield _from_record(rec)
             last = records[-1][0]
 
+    def chunk_ids(self) -> list[str]:
+        """Every chunk id, indexed by row."""
+        return [cid for (cid,) in self._conn().execute("SELECT chunk_id FROM chunks ORDER BY row")]
+
     def rows_by_hash(self) -> dict[str, int]:
         """text_hash -> row, to reuse embeddings of unchanged chunks on a rebuild."""
         return {h: r for r, h in self._conn().execute("SELECT row, text_hash FROM chunks")}

@@ -91,6 +91,8 @@ class FilterColumns:
     acl_code: np.ndarray                  # int32 code per row into acl_groups
     acl_groups: list[list[str]] = field(default_factory=list)  # code -> groups ([] = public)
     display: dict[str, list[str]] = field(default_factory=dict)  # name -> values as first written
+    fresh_day: np.ndarray | None = None   # int32 day of the latest of updated_at/published_at, NO_DATE if none
+    authority: np.ndarray | None = None   # int8 authority 1-5, 0 when absent
 
     # --- build and persistence ---------------------------------------------------------
 
@@ -98,6 +100,8 @@ class FilterColumns:
     def build(cls, metadatas: Iterable[dict[str, Any]]) -> "FilterColumns":
         """Columns for chunks given their metadata, in row order."""
         days: list[int] = []
+        fresh: list[int] = []
+        authority: list[int] = []
         codes: dict[str, list[int]] = {name: [] for name in CATEGORICAL}
         index: dict[str, dict[str, int]] = {name: {} for name in CATEGORICAL}
         display: dict[str, list[str]] = {name: [] for name in CATEGORICAL}
@@ -106,6 +110,9 @@ class FilterColumns:
         for meta in metadatas:
             date = document_date(meta)
             days.append(_day(date) if date else NO_DATE)
+            stamps = [dt.date.fromisoformat(meta[k][:10]) for k in ("updated_at", "published_at") if meta.get(k)]
+            fresh.append(_day(max(stamps)) if stamps else NO_DATE)
+            authority.append(int(meta.get("authority") or 0))
             for name in CATEGORICAL:
                 value = meta.get(name)
                 if value is None:
@@ -125,6 +132,8 @@ class FilterColumns:
             acl_code=np.asarray(acl_codes, dtype=np.int32),
             acl_groups=[list(g) for g in acl_index],
             display=display,
+            fresh_day=np.asarray(fresh, dtype=np.int32),
+            authority=np.asarray(authority, dtype=np.int8),
         )
 
     def save(self, directory: Path) -> None:
@@ -132,6 +141,8 @@ class FilterColumns:
         directory.mkdir(parents=True, exist_ok=True)
         np.save(directory / "day.npy", self.day)
         np.save(directory / "acl.npy", self.acl_code)
+        np.save(directory / "fresh_day.npy", self.fresh_day)
+        np.save(directory / "authority.npy", self.authority)
         for name, array in self.codes.items():
             np.save(directory / f"{name}.npy", array)
         (directory / "vocab.json").write_text(
@@ -150,7 +161,22 @@ class FilterColumns:
             acl_code=np.load(directory / "acl.npy", mmap_mode="r"),
             acl_groups=meta["acl_groups"],
             display=meta.get("display", meta["vocab"]),
+            fresh_day=np.load(directory / "fresh_day.npy", mmap_mode="r"),
+            authority=np.load(directory / "authority.npy", mmap_mode="r"),
         )
+
+    def credibility_inputs(self, row: int) -> dict:
+        """The metadata the credibility multiplier reads, from the columns (no JSON parsing)."""
+        out: dict = {}
+        fresh = int(self.fresh_day[row])
+        if fresh != NO_DATE:
+            out["updated_at"] = (EPOCH + dt.timedelta(days=fresh)).isoformat()
+        if int(self.authority[row]):
+            out["authority"] = int(self.authority[row])
+        status = self._value("status", row)
+        if status:
+            out["status"] = status
+        return out
 
     def values(self, name: str) -> list[str]:
         """The distinct values of a categorical field as first written (e.g. "TechCrunch")."""

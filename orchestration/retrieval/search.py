@@ -60,16 +60,37 @@ class SearchRequest:
 class Retriever:
     """Searches knowledge bases; cheap to construct, `warm_up()` maps indexes and loads the model."""
 
+    VECTOR_CACHE_SIZE = 2048
+
     def __init__(self, knowledge_bases: dict[str, KnowledgeBase], embedder: Embedder,
                  credibility_params: CredibilityParams | None = None) -> None:
         self.knowledge_bases = knowledge_bases
         self.embedder = embedder
         self.credibility_params = credibility_params or CredibilityParams()
+        self._vector_cache: dict[str, np.ndarray] = {}  # query text -> vector, oldest first
 
     def warm_up(self) -> None:
         for kb in self.knowledge_bases.values():
             kb.warm_up()
         self.embedder.warm_up()
+
+    def _embed(self, texts: list[str], trace: Trace) -> dict[str, np.ndarray]:
+        """Vectors for the distinct texts: cached ones reused, the rest encoded in one batch.
+
+        Tasks often share a query (one task per source over the same question) and a retry
+        repeats the first attempt's queries, so most requests embed only a few new texts.
+        """
+        distinct = list(dict.fromkeys(texts))
+        missing = [t for t in distinct if t not in self._vector_cache]
+        with trace.operation("embed", model=self.embedder.name, queries=len(texts), distinct=len(distinct),
+                             cached=len(distinct) - len(missing)) as op:
+            if missing:
+                for text, vector in zip(missing, self.embedder.encode(missing)):
+                    self._vector_cache[text] = vector
+                while len(self._vector_cache) > self.VECTOR_CACHE_SIZE:
+                    self._vector_cache.pop(next(iter(self._vector_cache)))
+            op.input_count, op.output_count = len(texts), len(missing)
+        return {t: self._vector_cache[t] for t in distinct}
 
     def kb(self, name: str) -> KnowledgeBase:
         """A knowledge base by name, opened; UnknownKnowledgeBase lists the known ones."""
@@ -93,17 +114,9 @@ class Retriever:
             apply_credibility: multiply fused scores by the credibility factor.
         """
         now = now or dt.datetime.now(dt.timezone.utc).date()
-        vector_queries = [r.query for r in requests if r.search in ("vector", "hybrid")]
-        vectors: dict[str, np.ndarray] = {}
-        if vector_queries:
-            with trace.operation("embed", model=self.embedder.name, queries=len(vector_queries)) as op:
-                encoded = self.embedder.encode(vector_queries)
-                op.input_count = op.output_count = len(vector_queries)
-            position = 0
-            for request in requests:
-                if request.search in ("vector", "hybrid"):
-                    vectors[request.id] = encoded[position]
-                    position += 1
+        texts = [r.query for r in requests if r.search in ("vector", "hybrid")]
+        vectors_by_text = self._embed(texts, trace) if texts else {}
+        vectors = {r.id: vectors_by_text[r.query] for r in requests if r.query in vectors_by_text}
         return [self._run_one(r, vectors.get(r.id), trace, now, acl_groups, apply_credibility)
                 for r in requests]
 
@@ -123,17 +136,18 @@ class Retriever:
             arms.append(self._keyword(kb, request, candidates, allowed, visible, hidden, weights, trace))
         if request.search in ("vector", "hybrid") and vector is not None:
             arms.append(self._vector(kb, request, vector, candidates, allowed, visible, hidden, weights, trace))
-        chunks = {c.row: c for c in kb.store.get_rows(sorted({row for arm in arms for row, _ in arm.items}))}
         factors = {}
         if apply_credibility:
-            arms, factors = self._weigh_by_credibility(arms, chunks, now, request, kb.name, trace)
+            arms, factors = self._weigh_by_credibility(arms, kb, now, request, trace)
         with trace.operation("fuse.arms", task=request.id, kb=kb.name, method=kb.settings.fusion.method,
                              weights={a.name.split(":")[-1]: a.weight for a in arms}) as op:
             fused = Fuser(kb.settings.fusion.method, kb.settings.fusion.k).fuse(arms)
             op.input_count = sum(len(a.items) for a in arms)
             op.output_count = len(fused)
+        top = fused[:request.top_k]
+        chunks = {c.row: c for c in kb.store.get_rows([int(e.key) for e in top])}
         results = []
-        for entry in fused[:request.top_k]:
+        for entry in top:
             chunk = chunks[int(entry.key)]
             multiplier, parts = factors.get(chunk.row, (1.0, {}))
             results.append(ScoredChunk(
@@ -142,18 +156,21 @@ class Retriever:
                 ranks=entry.ranks, scores=entry.scores, credibility=multiplier, credibility_factors=parts))
         return results
 
-    def _weigh_by_credibility(self, arms: list[RankedList], chunks: dict, now: dt.date, request: SearchRequest,
-                              kb_name: str, trace: Trace) -> tuple[list[RankedList], dict]:
+    def _weigh_by_credibility(self, arms: list[RankedList], kb: KnowledgeBase, now: dt.date,
+                              request: SearchRequest, trace: Trace) -> tuple[list[RankedList], dict]:
         """Scale each arm's raw scores by the chunk's credibility and re-rank the arm.
 
         Credibility scales the strength of a match, not a rank position: a strong old match
         keeps its lead over a weak fresh one, while near-ties and draft or superseded
         documents move down. (Multiplying reciprocal-rank sums instead would let a 20%
         factor override the whole ranking, since those sums differ by a few percent.)
+        The inputs come from the filter columns, so no chunk is read from the store here.
         """
-        with trace.operation("credibility", task=request.id, kb=kb_name, now=now.isoformat(),
+        with trace.operation("credibility", task=request.id, kb=kb.name, now=now.isoformat(),
                              **self.credibility_params.__dict__) as op:
-            factors = {row: credibility(chunk.metadata, now, self.credibility_params) for row, chunk in chunks.items()}
+            rows = sorted({row for arm in arms for row, _ in arm.items})
+            factors = {row: credibility(kb.columns.credibility_inputs(row), now, self.credibility_params)
+                       for row in rows}
             weighed = []
             for arm in arms:
                 items = [(row, score * factors[row][0] if score >= 0 else score / factors[row][0])
@@ -162,11 +179,11 @@ class Retriever:
                 weighed.append(RankedList(arm.name, arm.weight, items))
                 moved = sum(1 for a, b in zip(arm.items, items) if a[0] != b[0])
                 op.reason += f"{arm.name.split(':')[-1]}: {moved} position(s) changed; "
-            op.input_count = op.output_count = len(chunks)
-            op.kept = [chunk.chunk_id for chunk in chunks.values()]
+            op.input_count = op.output_count = len(rows)
+            op.kept = [kb.chunk_ids[row] for row in rows]
             op.params["down_weighted"] = {
-                chunks[row].chunk_id: f"x{f[0]:.2f} ({', '.join(f'{k}={v}' for k, v in f[1].items())})"
-                for row, f in sorted(factors.items()) if f[0] < 0.9}
+                kb.chunk_ids[row]: f"x{f[0]:.2f} ({', '.join(f'{k}={v}' for k, v in f[1].items())})"
+                for row, f in factors.items() if f[0] < 0.9}
         return weighed, factors
 
     def _rejections(self, kb: KnowledgeBase, request: SearchRequest, unfiltered_rows: np.ndarray,
@@ -174,14 +191,13 @@ class Retriever:
         """chunk_id -> reason for candidates that ranked without the filter but fail it."""
         if allowed is None or request.filters.empty:
             return {}
-        failing = [int(r) for r in unfiltered_rows if not allowed[r]]
-        ids = {c.row: c.chunk_id for c in kb.store.get_rows(failing)}
-        return {ids[r]: kb.columns.reason(r, request.filters) for r in failing if r in ids}
+        return {kb.chunk_ids[int(r)]: kb.columns.reason(int(r), request.filters)
+                for r in unfiltered_rows if not allowed[r]}
 
     def _record(self, op, kb: KnowledgeBase, rows: np.ndarray, hidden: int) -> None:
         op.input_count = kb.bm25.n_docs - hidden
         op.output_count = len(rows)
-        op.kept = [c.chunk_id for c in kb.store.get_rows(rows)]
+        op.kept = [kb.chunk_ids[int(r)] for r in rows]
 
     def _keyword(self, kb, request, candidates, allowed, visible, hidden, weights, trace) -> RankedList:
         tokens = tokenize(request.query)

@@ -75,6 +75,15 @@ def test_vector_queries_of_all_requests_are_embedded_in_one_call(demo_retriever)
     assert len(results) == 3
     embeds = [o for o in trace.operations if o.op == "embed"]
     assert len(embeds) == 1 and embeds[0].input_count == 3
+    assert embeds[0].params["distinct"] == 1, "the same text is embedded once"
+
+
+def test_a_repeated_query_is_not_embedded_again(demo_retriever):
+    request = SearchRequest("t1", "manuals", "a query only this test asks: hydraulic E5102 widgets", top_k=2)
+    _, first = _search(demo_retriever, request)
+    _, second = _search(demo_retriever, request)
+    embeds = [o for t in (first, second) for o in t.operations if o.op == "embed"]
+    assert embeds[0].output_count == 1 and embeds[1].output_count == 0 and embeds[1].params["cached"] == 1
 
 
 def test_hybrid_still_answers_when_the_keyword_arm_finds_nothing(demo_retriever):
