@@ -51,12 +51,19 @@ class Side:
     variants: tuple[str, ...]
     number_alias: str | None = None
     inferred: bool = False
+    source: str | None = None  # a publication side: matched by the chunk's `source` metadata, not its text
 
     @property
     def tokens(self) -> frozenset[str]:
         """BM25 terms of the side's spellings (removed from measure terms)."""
         return frozenset(t for v in self.variants + ((self.number_alias,) if self.number_alias else ())
                          for t in tokenize(v))
+
+    def about(self, candidate: "Candidate") -> bool:
+        """True when the sentence belongs to this side: from its publication, or naming it."""
+        if self.source is not None:
+            return str(candidate.chunk.metadata.get("source", "")).lower() == self.source.lower()
+        return self.mentioned_in(candidate.text)
 
     def mentioned_in(self, text: str) -> bool:
         """True when the text names this side (see the module docstring for the rule)."""
@@ -88,11 +95,16 @@ def _word_end(text: str, end: int, variant: str) -> bool:
     return not re.match(r"[a-z0-9]", nxt)
 
 
-def make_side(name: str, normalized: str | None = None, inferred: bool = False) -> Side:
-    """A Side (a comparison side or any name the query gives) with its spellings and (for letter+number codes) its number alias."""
+def make_side(name: str, normalized: str | None = None, inferred: bool = False, source: bool = False) -> Side:
+    """A Side (a comparison side or any name the query gives) with its spellings and (for letter+number codes) its number alias.
+
+    `source=True` makes a publication side ("TechCrunch vs The Verge"): an article rarely
+    names its own outlet, so such a side is matched by the chunk's `source` metadata.
+    """
     variants = tuple(dict.fromkeys(v.lower().strip() for v in (name, normalized or name) if v and v.strip()))
     code = _LETTER_CODE.match(name.strip())
-    return Side(name.strip(), variants, code.group(1) if code else None, inferred)
+    return Side(name.strip(), variants, code.group(1) if code else None, inferred,
+                (normalized or name).strip() if source else None)
 
 
 def _infer_name(query: str, start: int, end: int) -> str | None:
@@ -129,7 +141,7 @@ def comparison_sides(perception: Perception) -> list[Side]:
     for entity in sorted(perception.entities, key=lambda e: e.span):
         if entity.label not in NAME_LABELS:
             continue
-        candidate = make_side(entity.text, entity.normalized)
+        candidate = make_side(entity.text, entity.normalized, source=entity.label == "SOURCE")
         if any(set(candidate.variants) & set(s.variants) for s in sides):
             continue
         sides.append(candidate)
@@ -192,9 +204,9 @@ class Comparator:
                                 if not any(t in o.tokens for o in others)}, terms.language, terms.quantitative)
         about: list[Candidate] = []
         for c in candidates:
-            if any(o.mentioned_in(c.text) for o in others):
+            if any(o.about(c) for o in others):
                 continue
-            if side.mentioned_in(c.text) or (side.mentioned_in(c.chunk.title or "")
+            if side.about(c) or (side.source is None and side.mentioned_in(c.chunk.title or "")
                                              and not any(o.mentioned_in(c.chunk.title or "") for o in others)):
                 about.append(c)
         ranked = rank(about, lambda c: score(c, own_terms, self.settings))

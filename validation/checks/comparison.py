@@ -77,6 +77,12 @@ def _mentioned(entity: Entity, text: str) -> bool:
     return any(tx.mentions(form, text) for form in dict.fromkeys((entity.text, entity.normalized)) if form)
 
 
+def _from_source(side: Entity, chunk: ScoredChunk) -> bool:
+    """True when the chunk comes from the publication the side names."""
+    names = {form.lower() for form in (side.text, side.normalized) if form}
+    return str(chunk.metadata.get("source", "")).lower() in names
+
+
 def _missing_sides(sides: list[Entity], answer: Answer, evidence: Sequence[ScoredChunk]) -> list[Issue]:
     """A missing_side issue for each side the answer's cited material does not cover."""
     by_id = {chunk.chunk_id: chunk for chunk in evidence}
@@ -86,9 +92,15 @@ def _missing_sides(sides: list[Entity], answer: Answer, evidence: Sequence[Score
     cited_texts = [f"{by_id[i].title}\n{by_id[i].text}" for i in sorted(cited) if i in by_id]
     issues: list[Issue] = []
     for side in sides:
-        if any(_mentioned(side, t) for t in claim_texts + cited_texts):
+        if side.label == "SOURCE":
+            # A publication is covered by citing one of its articles (articles rarely name their outlet).
+            if any(_from_source(side, by_id[i]) for i in cited if i in by_id):
+                continue
+            elsewhere = [c.chunk_id for c in evidence if _from_source(side, c)]
+        elif any(_mentioned(side, t) for t in claim_texts + cited_texts):
             continue
-        elsewhere = [c.chunk_id for c in evidence if _mentioned(side, f"{c.title}\n{c.text}")]
+        else:
+            elsewhere = [c.chunk_id for c in evidence if _mentioned(side, f"{c.title}\n{c.text}")]
         found = (f"{len(elsewhere)} evidence chunk(s) mention it but are not cited ({', '.join(elsewhere[:3])})"
                  if elsewhere else "no evidence chunk mentions it")
         issues.append(Issue(CHECK, "missing_side", f"the comparison side {side.text!r} is not covered by "
