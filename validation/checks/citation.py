@@ -275,7 +275,7 @@ def _term_problems(claim: Claim, cited: list[_Cited]) -> list[str]:
         return _code_problems(tx.terms(claim.text), cited)
     claim_terms = tx.terms(claim.text)
     problems = _code_problems(claim_terms, cited)
-    if claim.entity and not any(tx.mentions(claim.entity, c.text) for c in cited):
+    if claim.entity and not any(tx.mentions(claim.entity, c.text) or _published_by(claim.entity, c) for c in cited):
         problems.append(f"the entity {claim.entity!r} is not mentioned in the cited source")
     if claim_terms and _same_script(claim_terms, cited):
         found = [t for t in claim_terms if any(tx.term_found(t, tx.terms(c.text), c.text) for c in cited)]
@@ -285,6 +285,11 @@ def _term_problems(claim: Claim, cited: list[_Cited]) -> list[str]:
             problems.append(f"only {share:.0%} of its terms occur in the cited source "
                             f"(missing: {', '.join(missing[:8])})")
     return problems
+
+
+def _published_by(name: str, cited: "_Cited") -> bool:
+    """True when the cited chunk comes from the publication `name` (a source side of a comparison)."""
+    return str(cited.chunk.metadata.get("source", "")).lower() == name.lower()
 
 
 def _same_script(claim_terms: frozenset[str], cited: list[_Cited]) -> bool:
