@@ -14,7 +14,6 @@ router config, and scores:
 from __future__ import annotations
 
 import datetime as dt
-import statistics
 import sys
 from typing import Any, Sequence
 
@@ -28,6 +27,7 @@ from server.loop import AnswerLoop, AskRequest
 
 from .datasets import EvalQuery
 from .metrics import mean_metrics, multihop_query_metrics
+from .stats import latency_summary
 
 STAGES = ("perceive", "route", "retrieve", "compose", "validate", "total")
 
@@ -50,7 +50,7 @@ def _query_date(query: EvalQuery) -> dt.date:
 def build_loop(kb_config: KBConfig, kb_name: str) -> AnswerLoop:
     """An AnswerLoop over one eval knowledge base with the MultiHop-RAG router config."""
     router = load_router_config(config_dir() / "router.multihop.yaml", known_kbs=[kb_name])
-    loop = AnswerLoop(kb_config=kb_config, router_config=router, perception=PerceptionAgent(use_ner=False))
+    loop = AnswerLoop(kb_config=kb_config, router_config=router, perception=PerceptionAgent())
     loop.warm_up()
     return loop
 
@@ -66,11 +66,14 @@ def run_loop_eval(loop: AnswerLoop, kb_name: str, queries: Sequence[EvalQuery], 
     cited_total = cited_hits = 0
     coverage: list[float] = []
     gold_hits: list[float] = []
+    statuses: dict[str, dict[str, int]] = {}
     for query in tqdm(queries, desc="multihop router", disable=not progress, file=sys.stderr):
         body = loop.run(AskRequest(query=query.text, now=_query_date(query), trace="summary"))
         for stage in STAGES:
             timings[stage].append(body["timing"][stage])
         refused = body["status"] == "insufficient"
+        per_type = statuses.setdefault(query.type, {})
+        per_type[body["status"]] = per_type.get(body["status"], 0) + 1
         if query.type == "null_query":
             null_total += 1
             null_refused += refused
@@ -101,7 +104,6 @@ def run_loop_eval(loop: AnswerLoop, kb_name: str, queries: Sequence[EvalQuery], 
         "source_coverage": round(sum(coverage) / len(coverage), 4) if coverage else None,
         "answer_contains_gold": round(sum(gold_hits) / len(gold_hits), 4) if gold_hits else None,
     })
-    latency = {stage: {"median_ms": round(statistics.median(v), 2),
-                       "p95_ms": round(sorted(v)[int(0.95 * (len(v) - 1))], 2)} for stage, v in timings.items() if v}
+    latency = latency_summary(timings)
     by_type = {t: mean_metrics(r) | {"queries": len(r)} for t, r in sorted(typed.items())}
-    return {"metrics": metrics, "by_type": by_type, "latency": latency}
+    return {"metrics": metrics, "by_type": by_type, "latency": latency, "statuses": statuses}

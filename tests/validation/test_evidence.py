@@ -34,3 +34,23 @@ def test_no_evidence(claims, cited, chunks, perceive, context):
 
 def test_an_answer_citing_evidence_passes(context):
     assert evidence.check(None, answer([NOTHING, FACT], [A320_2023]), EVIDENCE, context) == []
+
+
+def test_evidence_that_never_mentions_the_questions_subjects_is_no_evidence():
+    from orchestration.retrieval.scored import ScoredChunk
+    from orchestration.types import Answer, Citation, Claim
+    from perception import PerceptionAgent
+    from validation.checks import evidence as evidence_check
+    from validation.context import CheckContext
+
+    agent = PerceptionAgent(use_ner=False)
+    chunk = ScoredChunk(chunk_id="m#0", kb="manuals", text="The A320neo burns 2,290 kg of fuel per block hour.",
+                        title="A320neo manual", metadata={})
+    answer = Answer("The A320neo burns 2,290 kg of fuel per block hour. [1]",
+                    [Claim("The A320neo burns 2,290 kg of fuel per block hour. [1]", [1])],
+                    [Citation(1, "m#0", "manuals", None, "A320neo manual", None, "")])
+    about_other = agent.run("What is the fuel burn of the A321XLR?")
+    issues = evidence_check.check(about_other, answer, [chunk], CheckContext())
+    assert [i.kind for i in issues] == ["no_evidence"] and "A321XLR" in issues[0].detail
+    about_it = agent.run("What is the fuel burn of the A320neo?")
+    assert evidence_check.check(about_it, answer, [chunk], CheckContext()) == []
