@@ -138,7 +138,11 @@ def comparison_sides(perception: Perception) -> list[Side]:
     "和", "与") from the one it found are taken as the other side (marked `inferred`).
     """
     sides: list[Side] = []
-    for entity in sorted(perception.entities, key=lambda e: e.span):
+    entities = sorted(perception.entities, key=lambda e: e.span)
+    outlets = [e for e in entities if e.label == "SOURCE"]
+    if len({(e.normalized or e.text).lower() for e in outlets}) >= 2:
+        entities = outlets  # "Did TechCrunch and The Verge agree on ...": the outlets are compared
+    for entity in entities:
         if entity.label not in NAME_LABELS:
             continue
         candidate = make_side(entity.text, entity.normalized, source=entity.label == "SOURCE")

@@ -66,7 +66,11 @@ def comparison_sides(perception: Perception | None) -> list[Entity]:
     if perception is None or perception.action != "compare":
         return []
     sides: dict[str, Entity] = {}
-    for entity in perception.entities:
+    entities = list(perception.entities)
+    outlets = [e for e in entities if e.label == "SOURCE"]
+    if len({(e.normalized or e.text).lower() for e in outlets}) >= 2:
+        entities = outlets  # two or more outlets named: the outlets are what is compared
+    for entity in entities:
         if entity.label not in NOT_SIDES:
             sides.setdefault((entity.normalized or entity.text).lower(), entity)
     return list(sides.values())
