@@ -1,17 +1,17 @@
 """`sightline eval`: build (or reuse) each set's knowledge base, run every mode, score it.
 
-Retrieval runs through the same Retriever the service uses. Each set's knowledge base is
-built under var/eval/ by the normal ingest, which skips the build when the corpus, chunking
-and embedder are unchanged, so a second run only queries.
+Retrieval runs through the same Retriever the service uses, and the answer-level modes
+(`router` on MultiHop-RAG and HotpotQA, every RGB setting) through `server.loop.AnswerLoop`, the
+code path of POST /rag. Each set's knowledge base is built under var/eval/ by the normal
+ingest, which skips the build when the corpus, chunking, pipeline code and embedder are
+unchanged, so a second run only queries.
 """
 
 from __future__ import annotations
 
 import json
-import statistics
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -21,14 +21,16 @@ from tqdm import tqdm
 from orchestration.kb.config import KBConfig, parse_kb_config
 from orchestration.kb.ingest import ingest
 from orchestration.kb.knowledge_base import KnowledgeBase
-from orchestration.paths import config_dir
+from orchestration.paths import REPO_ROOT, config_dir
 from orchestration.retrieval.embedder import get_embedder
 from orchestration.retrieval.search import Retriever, SearchRequest
 from orchestration.trace import Trace
 
 from .datasets import DEFAULT_DATA, EvalQuery, load_queries, set_folder
 from .metrics import mean_metrics, multihop_query_metrics, ndcg_at_k, recall_at_k
+from .stats import latency_summary
 
+SETS = ("scifact", "multihop", "rgb", "hotpotqa")
 MODES = {"bm25": "keyword", "dense": "vector", "hybrid": "hybrid"}
 ANCHORS = {
     "scifact": {"bm25 (BEIR paper)": {"ndcg@10": 0.665}, "bm25 (Anserini)": {"ndcg@10": 0.679},
@@ -36,6 +38,12 @@ ANCHORS = {
     "multihop": {"voyage-02 + bge-reranker-large (paper best)": {"hits@10": 0.7467, "hits@4": 0.6625,
                                                                   "mrr@10": 0.586}},
 }
+# Retrieval trace operations -> the stage names the report shows for retrieval-only modes.
+RETRIEVAL_STAGES = {"embed": "embed", "retrieve.keyword": "keyword", "retrieve.vector": "vector",
+                    "fuse.arms": "fuse"}
+# Vector-arm weights (keyword fixed at 1.0) tried on hybrid retrieval to set the per-KB fusion
+# weights of config/eval_knowledge_bases.yaml from evidence.
+FUSION_SWEEP = (0.25, 0.5, 1.0, 2.0)
 
 
 def eval_kb_config(data_dir: Path) -> KBConfig:
@@ -44,9 +52,10 @@ def eval_kb_config(data_dir: Path) -> KBConfig:
     return parse_kb_config(yaml.safe_load(path.read_text(encoding="utf-8")), source=str(path), base_dir=data_dir)
 
 
-def prepare_retriever(name: str, data_dir: Path, progress: bool) -> tuple[Retriever, dict]:
+def prepare_retriever(name: str, data_dir: Path, progress: bool, kb_config: KBConfig | None = None
+                      ) -> tuple[Retriever, dict]:
     """Build the set's knowledge base if needed; a retriever over it and the ingest report."""
-    config = eval_kb_config(data_dir).only(name)
+    config = (kb_config or eval_kb_config(data_dir)).only(name)
     settings = config.get(name)
     embedder = get_embedder(config.embedder)
     report = ingest(settings, config.kb_dir(name), embedder, progress=progress)
@@ -59,14 +68,24 @@ def prepare_retriever(name: str, data_dir: Path, progress: bool) -> tuple[Retrie
                        "build_seconds": round(report.seconds, 1), "reused_build": report.unchanged}
 
 
-def _retrieve(retriever: Retriever, kb: str, query: EvalQuery, mode: str, k: int):
-    request = SearchRequest(id="q", kb=kb, query=query.text, search=MODES[mode], top_k=k, candidates=max(k, 200))
+def retrieve(retriever: Retriever, kb: str, query: EvalQuery, mode: str, k: int,
+             weights: dict[str, float] | None = None):
+    """(chunks, total ms, {stage: ms}) of one retrieval-only query in one mode."""
+    request = SearchRequest(id="q", kb=kb, query=query.text, search=MODES[mode], top_k=k, candidates=max(k, 200),
+                            weights=weights)
+    trace = Trace()
     started = time.perf_counter()
-    results = retriever.run([request], Trace(), apply_credibility=False)[0]
-    return results, (time.perf_counter() - started) * 1000
+    results = retriever.run([request], trace, apply_credibility=False)[0]
+    total = (time.perf_counter() - started) * 1000
+    stages: dict[str, float] = {}
+    for op in trace.operations:
+        stage = RETRIEVAL_STAGES.get(op.op)
+        if stage:
+            stages[stage] = stages.get(stage, 0.0) + op.ms
+    return results, total, stages
 
 
-def _doc_ranking(chunks) -> list[str]:
+def doc_ranking(chunks) -> list[str]:
     """Documents in the order their best chunk ranks."""
     seen: dict[str, None] = {}
     for chunk in chunks:
@@ -74,89 +93,169 @@ def _doc_ranking(chunks) -> list[str]:
     return list(seen)
 
 
-def _score_scifact(chunks, query: EvalQuery) -> dict[str, float]:
-    ranking = _doc_ranking(chunks)
+def score_scifact(chunks, query: EvalQuery) -> dict[str, float]:
+    ranking = doc_ranking(chunks)
     return {"ndcg@10": ndcg_at_k(ranking, query.relevance, 10), "recall@100": recall_at_k(ranking, query.relevance, 100)}
 
 
-def _score_multihop(chunks, query: EvalQuery) -> dict[str, float]:
+def score_multihop(chunks, query: EvalQuery) -> dict[str, float]:
     return multihop_query_metrics([c.text for c in chunks], query.facts)
 
 
-def _score_hotpotqa(chunks, query: EvalQuery) -> dict[str, float]:
-    ranking = _doc_ranking(chunks)
+def score_hotpotqa(chunks, query: EvalQuery) -> dict[str, float]:
+    ranking = doc_ranking(chunks)
     gold = set(query.relevance)
     return {"r@2": float(gold <= set(ranking[:2])), "r@5": float(gold <= set(ranking[:5]))}
 
 
 SCORERS: dict[str, tuple[Callable, int, Callable[[EvalQuery], bool]]] = {
     # set: (scorer, chunks to retrieve, which queries count)
-    "scifact": (_score_scifact, 300, lambda q: True),
-    "multihop": (_score_multihop, 10, lambda q: q.type != "null_query"),
-    "hotpotqa": (_score_hotpotqa, 20, lambda q: bool(q.relevance)),
+    "scifact": (score_scifact, 300, lambda q: True),
+    "multihop": (score_multihop, 10, lambda q: q.type != "null_query"),
+    "hotpotqa": (score_hotpotqa, 20, lambda q: bool(q.relevance)),
 }
 
 
-def run_set(name: str, data_dir: Path | None = None, queries: Path | None = None, limit: int | None = None,
-            progress: bool = True) -> dict[str, Any]:
-    """Evaluate one set in every retrieval mode; the JSON document `eval --json` prints."""
-    if name not in SCORERS:
-        raise ValueError(f"unknown set {name}")
-    data_dir = data_dir or DEFAULT_DATA
-    folder = set_folder(name, data_dir)
-    scorer, k, counts = SCORERS[name]
-    items = [q for q in load_queries(name, folder, queries) if counts(q)]
-    if limit:
-        items = items[:limit]
-    retriever, build = prepare_retriever(name, data_dir, progress)
+def run_retrieval_modes(name: str, kb: str, retriever: Retriever, items: list[EvalQuery], progress: bool
+                        ) -> tuple[dict, dict, dict]:
+    """metrics, latency (per mode: total and per stage) and by_type for bm25 / dense / hybrid."""
+    scorer, k, _ = SCORERS[name]
     metrics: dict[str, dict] = {}
     latency: dict[str, dict] = {}
     by_type: dict[str, dict] = {}
     for mode in MODES:
-        rows, times, typed = [], [], {}
+        rows, typed = [], {}
+        timings: dict[str, list[float]] = {"total": []}
         for query in tqdm(items, desc=f"{name} {mode}", disable=not progress, file=sys.stderr):
-            chunks, ms = _retrieve(retriever, name, query, mode, k)
+            chunks, ms, stages = retrieve(retriever, kb, query, mode, k)
             row = scorer(chunks, query)
             rows.append(row)
-            times.append(ms)
+            timings["total"].append(ms)
+            for stage, value in stages.items():
+                timings.setdefault(stage, []).append(value)
             typed.setdefault(query.type or "all", []).append(row)
         metrics[mode] = mean_metrics(rows)
-        latency[mode] = {"median_ms": round(statistics.median(times), 2),
-                         "p95_ms": round(sorted(times)[int(0.95 * (len(times) - 1))], 2)}
+        latency[mode] = latency_summary(timings)
         if len(typed) > 1:
             by_type[mode] = {t: mean_metrics(r) | {"queries": len(r)} for t, r in sorted(typed.items())}
+    return metrics, latency, by_type
+
+
+def fusion_sweep(name: str, kb: str, retriever: Retriever, items: list[EvalQuery], progress: bool
+                 ) -> dict[str, dict[str, float]]:
+    """Hybrid metrics with the keyword arm at 1.0 and each vector weight of FUSION_SWEEP."""
+    scorer, k, _ = SCORERS[name]
+    out = {}
+    for weight in FUSION_SWEEP:
+        rows = [scorer(retrieve(retriever, kb, q, "hybrid", k, {"keyword": 1.0, "vector": weight})[0], q)
+                for q in tqdm(items, desc=f"{name} fusion vector={weight}", disable=not progress, file=sys.stderr)]
+        out[f"vector={weight:g}"] = mean_metrics(rows)
+    return out
+
+
+def run_set(name: str, data_dir: Path | None = None, queries: Path | None = None, limit: int | None = None,
+            progress: bool = True, sweep: bool | None = None) -> dict[str, Any]:
+    """Evaluate one set in every mode; the JSON document `eval --json` prints.
+
+    `sweep` (default: on for full runs, off with `limit`) adds hybrid metrics at several
+    vector-arm weights under "fusion_sweep", the evidence for the per-KB weights.
+    """
+    if name not in SETS:
+        raise ValueError(f"unknown set {name}")
+    started = time.perf_counter()
+    from .report import commit_state
+
+    commit = commit_state()  # the code the figures come from: HEAD when the run started (+ "dirty")
+    data_dir = data_dir or DEFAULT_DATA
+    folder = set_folder(name, data_dir)
+    if name == "rgb":
+        result = _run_rgb(folder, data_dir, queries, limit, progress)
+        result["wall_seconds"] = round(time.perf_counter() - started, 1)
+        result["commit"] = commit
+        return result
+    _, _, counts = SCORERS[name]
+    everything = load_queries(name, folder, queries)
+    items = [q for q in everything if counts(q)]
+    if limit:
+        items = items[:limit]
+    kb_config = eval_kb_config(data_dir)
+    retriever, build = prepare_retriever(name, data_dir, progress, kb_config)
+    metrics, latency, by_type = run_retrieval_modes(name, name, retriever, items, progress)
+    result: dict[str, Any] = {"set": name, "queries": len(items), "metrics": metrics, "latency": latency,
+                              "kb": build, "anchors": ANCHORS.get(name, {}),
+                              "fusion_weights": dict(kb_config.get(name).fusion.weights)}
     if name == "multihop":
         from .multihop_loop import build_loop, run_loop_eval
 
-        everything = load_queries(name, folder, queries)[:limit] if limit else load_queries(name, folder, queries)
-        loop = build_loop(eval_kb_config(data_dir).only(name), name)
-        routed = run_loop_eval(loop, name, everything, progress)
+        routed_queries = everything[:limit] if limit else everything
+        loop = build_loop(kb_config.only(name), name)
+        routed = run_loop_eval(loop, name, routed_queries, progress)
+        metrics["topk"] = dict(metrics["hybrid"])
         metrics["router"] = routed["metrics"]
-        latency["router"] = routed["latency"]["total"]
+        latency["topk"] = latency["hybrid"]
+        latency["router"] = routed["latency"]
+        by_type["topk"] = by_type["hybrid"]
         by_type["router"] = routed["by_type"]
-        latency["router_stages"] = routed["latency"]
-        metrics["topk"] = metrics["hybrid"]
-    result = {"set": name, "queries": len(items), "metrics": metrics, "latency": latency, "kb": build,
-              "anchors": ANCHORS.get(name, {})}
+        result["router_queries"] = len(routed_queries)
+        result["statuses"] = routed.get("statuses", {})
+    if name == "hotpotqa":
+        from .hotpotqa_loop import run_hotpotqa_loop
+
+        routed = run_hotpotqa_loop(kb_config.only(name), name, items, progress)
+        metrics["router"] = routed["metrics"]
+        latency["router"] = routed["latency"]
+        by_type["router"] = routed["by_type"]
+    if sweep if sweep is not None else not limit:
+        result["fusion_sweep"] = fusion_sweep(name, name, retriever, items, progress)
     if by_type:
         result["by_type"] = by_type
+    result["wall_seconds"] = round(time.perf_counter() - started, 1)
+    result["commit"] = commit
     return result
+
+
+def _run_rgb(folder: Path, data_dir: Path, queries: Path | None, limit: int | None, progress: bool) -> dict[str, Any]:
+    from .rgb import build_rgb_kb, build_rgb_loop, load_rgb, rgb_queries, run_rgb_lang
+
+    kb_config = eval_kb_config(data_dir)
+    metrics, latency, builds, statuses, examples = {}, {}, {}, {}, {}
+    total = 0
+    for lang, (path, records) in load_rgb(folder, queries).items():
+        corpus = REPO_ROOT / "var" / "eval" / "rgb" / lang / f"{path.stem}.corpus.jsonl"
+        builds[lang] = build_rgb_kb(kb_config, lang, records, corpus, progress)  # every passage, even with --limit
+        items = rgb_queries(records, lang)[:limit] if limit else rgb_queries(records, lang)
+        loop = build_rgb_loop(kb_config, lang)
+        scored = run_rgb_lang(loop, lang, items, progress)
+        metrics[lang] = scored["metrics"]
+        latency[lang] = scored["latency"]
+        statuses[lang] = scored["statuses"]
+        examples[lang] = scored["examples"]
+        total += len(items)
+    return {"set": "rgb", "queries": total, "metrics": metrics, "latency": latency, "kb": builds,
+            "statuses": statuses, "examples": examples, "anchors": {}}
 
 
 def format_table(result: dict[str, Any]) -> str:
     """A plain-text table of a set's metrics per mode, with the published anchors."""
     modes = list(result["metrics"])
-    names = list(result["metrics"]["bm25"].keys())
-    lines = [f"{result['set']}: {result['queries']} queries",
-             f"{'mode':<10}" + "".join(f"{n:>16}" for n in names) + f"{'median ms':>12}"]
+    names: list[str] = []
+    for mode in modes:
+        names += [n for n in result["metrics"][mode] if n not in names]
+    width = max([len(n) for n in names] + [8]) + 2
+    lines = [f"{result['set']}: {result['queries']} queries, {result.get('wall_seconds', 0):.0f} s wall",
+             f"{'mode':<10}" + "".join(f"{n:>{width}}" for n in names) + f"{'median ms':>12}{'p95 ms':>10}"]
     for mode in modes:
         values = result["metrics"][mode]
-        lines.append(f"{mode:<10}" + "".join(f"{values[n]:>16.4f}" if values.get(n) is not None else f"{'-':>16}"
+        total = result["latency"].get(mode, {}).get("total", {})
+        lines.append(f"{mode:<10}" + "".join(f"{values[n]:>{width}.4f}" if values.get(n) is not None else f"{'-':>{width}}"
                                              for n in names)
-                     + f"{result['latency'].get(mode, {}).get('median_ms', float('nan')):>12.2f}")
-        extra = {k: v for k, v in values.items() if k not in names}
-        if extra:
-            lines.append(" " * 10 + ", ".join(f"{k} {v}" for k, v in extra.items()))
+                     + f"{total.get('median_ms', float('nan')):>12.2f}{total.get('p95_ms', float('nan')):>10.2f}")
+    for mode, types in result.get("by_type", {}).items():
+        for qtype, values in types.items():
+            shown = ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in values.items())
+            lines.append(f"  {mode:<8} {qtype:<18} {shown}")
+    for weights, values in result.get("fusion_sweep", {}).items():
+        lines.append(f"  fusion {weights}: " + ", ".join(f"{k} {v:.4f}" for k, v in values.items()))
     for anchor, values in result.get("anchors", {}).items():
         lines.append(f"  anchor {anchor}: " + ", ".join(f"{k} {v}" for k, v in values.items()))
     return "\n".join(lines)
@@ -164,14 +263,33 @@ def format_table(result: dict[str, Any]) -> str:
 
 def run_sets(sets: list[str], data_dir: Path | None = None, queries: Path | None = None, limit: int | None = None,
              out_dir: Path | None = None, progress: bool = True) -> list[dict[str, Any]]:
-    """Evaluate each set; print a table per set when `progress`; write report.json to out_dir."""
+    """Evaluate each set; print a table per set when `progress`; write report.json, report.md
+    and the plots to out_dir (merged with the sets an earlier run there already wrote)."""
     results = []
     for name in sets:
         result = run_set(name, data_dir, queries, limit, progress)
         results.append(result)
         if progress:
-            print(format_table(result))
-    if out_dir:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "report.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
+            print(format_table(result), flush=True)
+        if out_dir:
+            _write(out_dir, result, limit)
     return results
+
+
+def _write(out_dir: Path, result: dict[str, Any], limit: int | None) -> None:
+    from .report import write_report
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "report.json"
+    previous = []
+    if path.is_file():
+        try:
+            previous = json.loads(path.read_text(encoding="utf-8"))
+            previous = previous if isinstance(previous, list) else [previous]
+        except json.JSONDecodeError:
+            previous = []
+    result = dict(result, limit=limit)
+    merged = [r for r in previous if r.get("set") != result["set"]] + [result]
+    merged.sort(key=lambda r: SETS.index(r["set"]) if r.get("set") in SETS else len(SETS))
+    path.write_text(json.dumps(merged, indent=2, ensure_ascii=False), encoding="utf-8")
+    write_report(merged, out_dir)
