@@ -154,7 +154,7 @@ def plot_latency(results: dict[str, dict[str, Any]], out: Path) -> str | None:
                           "whishi": s["p95_ms"], "fliers": [], "label": f"{label}: {stage}"})
             labels.append(label)
     fig, ax = plt.subplots(figsize=(8, 0.22 * len(boxes) + 1.2))
-    ax.bxp(boxes, vert=False, showfliers=False, widths=0.6)
+    ax.bxp(boxes, orientation="horizontal", showfliers=False, widths=0.6)
     ax.set_xscale("log")
     ax.set_xlabel("ms per query (box: p25-p75, line: median, whiskers: p5-p95; log scale)", fontsize=8)
     ax.tick_params(axis="y", labelsize=6)
