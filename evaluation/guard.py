@@ -24,7 +24,6 @@ import argparse
 import datetime as dt
 import json
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,6 +39,7 @@ from orchestration.paths import REPO_ROOT
 from orchestration.retrieval.embedder import get_embedder
 
 from .datasets import DEFAULT_DATA, load_queries, read_jsonl
+from .stats import head_commit
 from .metrics import mean_metrics
 
 FLOORS = Path(__file__).with_name("floors.yaml")
@@ -231,12 +231,6 @@ def check(measured: dict[str, Any], floors: dict[str, Any]) -> list[str]:
     return failures
 
 
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def _queries_behind(group: str, metric: str) -> int:
@@ -263,7 +257,7 @@ def floors_from(measured: dict[str, Any], margin: float) -> dict[str, Any]:
                 ceilings.setdefault(group, {})[metric] = round(min(1.0, value + margin_here), 2)
             elif value - margin_here > 0:
                 floors.setdefault(group, {})[metric] = round(value - margin_here, 2)
-    return {"measured_on": dt.date.today().isoformat(), "commit": _commit(), "margin": margin,
+    return {"measured_on": dt.date.today().isoformat(), "commit": head_commit(), "margin": margin,
             "measured": {g: v for g, v in measured.items() if not g.startswith("_")},
             "floors": floors, "ceilings": ceilings}
 

@@ -19,23 +19,19 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from orchestration.paths import REPO_ROOT  # noqa: E402
 
+from .stats import head_commit  # noqa: E402
+
 COLORS = {"bm25": "#4C72B0", "dense": "#DD8452", "hybrid": "#55A868", "topk": "#55A868", "router": "#C44E52",
           "zh": "#8172B3", "en": "#937860"}
 DPI = 90
 LOWER_IS_BETTER = {"false_refusal", "conflict_answer_fake", "counterfactual_answer_fake"}
 
 
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def commit_state() -> str:
     """HEAD's short hash, with "+dirty" when tracked files differ from it."""
-    head = _commit()
+    head = head_commit()
     try:
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT,
                                capture_output=True, text=True, check=True).stdout.strip()
@@ -237,7 +233,7 @@ def write_report(results: list[dict[str, Any]], out: Path) -> Path:
         if name:
             plots[key] = name
     lines = [f"# Sightline evaluation report", "",
-             f"Generated {dt.date.today().isoformat()} (HEAD `{_commit()}`) by `sightline eval` "
+             f"Generated {dt.date.today().isoformat()} (HEAD `{head_commit()}`) by `sightline eval` "
              f"(embedder MiniLM-L6-v2, 2 shared CPU cores). Data: `../shared/eval` (not in the repo).", "",
              "| set | queries | wall time | KB (documents / chunks) | limit | code (HEAD at run start) |",
              "|---|---:|---:|---|---|---|"]

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import statistics
 from typing import Mapping, Sequence
+
+from orchestration.paths import REPO_ROOT
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -22,3 +26,12 @@ def latency_summary(timings: Mapping[str, Sequence[float]]) -> dict[str, dict[st
                       **{f"p{int(q * 100)}_ms": round(percentile(values, q), 2) for q in (0.05, 0.25, 0.75, 0.99)},
                       "n": len(values)}
     return out
+
+
+def head_commit() -> str:
+    """The short hash of the repository's HEAD, or "unknown" outside a git checkout."""
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
