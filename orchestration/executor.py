@@ -62,7 +62,7 @@ class Executor:
         per_task = self.retriever.run(requests, trace, now=now, acl_groups=acl_groups)
         fused = self._fuse(plan, per_task, trace)
         fused = self._exclude(fused, excluded, trace)
-        fused = self._dedupe(fused, trace)
+        fused = self._dedupe(fused, trace, enough=plan.max_evidence)
         return self._budget(plan, fused, trace)
 
     def _fuse(self, plan: Plan, per_task: list[list[ScoredChunk]], trace: Trace) -> list[ScoredChunk]:
@@ -104,20 +104,30 @@ class Executor:
             op.kept = [c.chunk_id for c in kept]
         return kept
 
-    def _dedupe(self, chunks: list[ScoredChunk], trace: Trace) -> list[ScoredChunk]:
-        """Drop chunks whose text nearly repeats a better-ranked one (word-trigram Jaccard)."""
+    def _dedupe(self, chunks: list[ScoredChunk], trace: Trace, enough: int | None = None) -> list[ScoredChunk]:
+        """Drop chunks whose text nearly repeats a better-ranked one (word-trigram Jaccard).
+
+        Stops comparing once `enough` distinct chunks are kept: the budget drops the rest anyway,
+        and shingling every candidate of ten tasks cost more than the search itself.
+        """
         with trace.operation("dedupe", jaccard=NEAR_DUPLICATE_JACCARD) as op:
             kept: list[tuple[ScoredChunk, set]] = []
-            for chunk in chunks:
+            rest: list[ScoredChunk] = []
+            for position, chunk in enumerate(chunks):
+                if enough is not None and len(kept) >= enough:
+                    rest = chunks[position:]
+                    break
                 shingles = _shingles(chunk.text)
                 twin = next((k for k, s in kept if _jaccard(shingles, s) >= NEAR_DUPLICATE_JACCARD), None)
                 if twin is None:
                     kept.append((chunk, shingles))
                 else:
                     op.rejected[chunk.chunk_id] = f"near-duplicate of {twin.chunk_id}"
-            op.input_count, op.output_count = len(chunks), len(kept)
+            op.input_count, op.output_count = len(chunks), len(kept) + len(rest)
             op.kept = [c.chunk_id for c, _ in kept]
-        return [c for c, _ in kept]
+            if rest:
+                op.reason = f"{len(rest)} lower-ranked chunk(s) not compared: {enough} distinct already kept"
+        return [c for c, _ in kept] + rest
 
     def _budget(self, plan: Plan, chunks: list[ScoredChunk], trace: Trace) -> list[ScoredChunk]:
         """Keep the best chunks up to max_evidence and the context word budget."""

@@ -178,6 +178,19 @@ class FilterColumns:
             out["status"] = status
         return out
 
+    def credibility_multipliers(self, rows: np.ndarray, now: dt.date, params: Any) -> np.ndarray:
+        """The credibility multiplier of many rows at once (the same formula as `credibility()`)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        fresh = np.asarray(self.fresh_day[rows], dtype=np.float64)
+        age = np.maximum(_day(now) - fresh, 0.0)
+        recency = np.where(fresh == NO_DATE, 1.0,
+                           np.maximum(params.recency_floor, 0.5 ** (age / params.half_life_days)))
+        authority = np.asarray(self.authority[rows], dtype=np.float64)
+        authority = np.where(authority == 0, 1.0, 1.0 + params.authority_weight * (authority - 3) / 2)
+        by_code = np.array([params.status.get(v, 1.0) for v in self.vocab["status"]] + [1.0])
+        status = by_code[np.asarray(self.codes["status"][rows])]  # code -1 picks the trailing 1.0
+        return recency * authority * status
+
     def values(self, name: str) -> list[str]:
         """The distinct values of a categorical field as first written (e.g. "TechCrunch")."""
         return list(self.display.get(name, self.vocab[name]))

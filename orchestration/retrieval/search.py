@@ -149,7 +149,8 @@ class Retriever:
         results = []
         for entry in top:
             chunk = chunks[int(entry.key)]
-            multiplier, parts = factors.get(chunk.row, (1.0, {}))
+            multiplier, parts = (credibility(kb.columns.credibility_inputs(chunk.row), now, self.credibility_params)
+                                 if chunk.row in factors else (1.0, {}))
             results.append(ScoredChunk(
                 chunk_id=chunk.chunk_id, kb=kb.name, text=chunk.text, title=chunk.title,
                 metadata=chunk.metadata, entities=chunk.entities, score=entry.score, fused=entry.score,
@@ -169,11 +170,11 @@ class Retriever:
         with trace.operation("credibility", task=request.id, kb=kb.name, now=now.isoformat(),
                              **self.credibility_params.__dict__) as op:
             rows = sorted({row for arm in arms for row, _ in arm.items})
-            factors = {row: credibility(kb.columns.credibility_inputs(row), now, self.credibility_params)
-                       for row in rows}
+            multipliers = dict(zip(rows, kb.columns.credibility_multipliers(np.array(rows, dtype=np.int64), now,
+                                                                             self.credibility_params).tolist()))
             weighed = []
             for arm in arms:
-                items = [(row, score * factors[row][0] if score >= 0 else score / factors[row][0])
+                items = [(row, score * multipliers[row] if score >= 0 else score / multipliers[row])
                          for row, score in arm.items]
                 items.sort(key=lambda item: (-item[1], item[0]))
                 weighed.append(RankedList(arm.name, arm.weight, items))
@@ -181,10 +182,8 @@ class Retriever:
                 op.reason += f"{arm.name.split(':')[-1]}: {moved} position(s) changed; "
             op.input_count = op.output_count = len(rows)
             op.kept = [kb.chunk_ids[row] for row in rows]
-            op.params["down_weighted"] = {
-                kb.chunk_ids[row]: f"x{f[0]:.2f} ({', '.join(f'{k}={v}' for k, v in f[1].items())})"
-                for row, f in factors.items() if f[0] < 0.9}
-        return weighed, factors
+            op.params["down_weighted"] = {kb.chunk_ids[row]: f"x{m:.2f}" for row, m in multipliers.items() if m < 0.9}
+        return weighed, multipliers
 
     def _rejections(self, kb: KnowledgeBase, request: SearchRequest, unfiltered_rows: np.ndarray,
                     allowed: np.ndarray | None) -> dict[str, str]:

@@ -63,3 +63,15 @@ def test_filters_round_trip_through_json_form():
     filters = Filters(time_start=dt.date(2025, 4, 1), status=("closed",), exclude_status=("draft",))
     assert Filters.from_dict(filters.to_dict()) == filters
     assert filters.to_dict() == {"time_start": "2025-04-01", "status": ["closed"], "exclude_status": ["draft"]}
+
+
+@pytest.mark.parametrize("now", [dt.date(2025, 7, 10), dt.date(2035, 1, 1)])
+def test_vectorised_credibility_equals_the_scalar_formula(columns, now):
+    from orchestration.retrieval.credibility import CredibilityParams, credibility
+
+    params = CredibilityParams()
+    rows = np.arange(len(META))
+    vectorised = columns.credibility_multipliers(rows, now, params)
+    scalar = [credibility(columns.credibility_inputs(int(r)), now, params)[0] for r in rows]
+    assert np.allclose(vectorised, scalar)
+    assert vectorised[1] < vectorised[0], "the superseded manual ranks below the effective one"
