@@ -5,15 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 
-def top_k(scores: np.ndarray, k: int, allowed: np.ndarray | None = None,
-          min_score: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+def top_k(scores: np.ndarray, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The k best positions of `scores`, best first, ties broken by lower position.
 
     Args:
         scores: one score per row (documents or chunks).
         k: how many to return at most.
         allowed: optional boolean mask; rows where it is False are never returned.
-        min_score: rows scoring at or below this are never returned (e.g. 0 for BM25: no match).
 
     Returns:
         (rows, scores) as int64 and float32 arrays, sorted by descending score.
@@ -21,12 +19,9 @@ def top_k(scores: np.ndarray, k: int, allowed: np.ndarray | None = None,
     if k <= 0 or scores.size == 0:
         return np.empty(0, np.int64), np.empty(0, np.float32)
     work = scores
-    if allowed is not None or min_score is not None:
+    if allowed is not None:
         work = np.array(scores, dtype=np.float32, copy=True)
-        if allowed is not None:
-            work[~allowed] = -np.inf
-        if min_score is not None:
-            work[work <= min_score] = -np.inf
+        work[~allowed] = -np.inf
     if k < work.size:
         # argpartition picks arbitrarily among rows tied with the k-th score; take all of them
         # so that the lowest rows win the tie, whatever the array's layout.
