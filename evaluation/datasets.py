@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestration.paths import REPO_ROOT
-from perception.errors import RequestError
+from core.errors import RequestError
 
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "eval"
 SET_FOLDERS = {"scifact": "scifact", "multihop": "multihop_rag", "hotpotqa": "hotpotqa", "rgb": "rgb"}

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from perception.errors import ConfigError
+from core.errors import ConfigError
 from perception.types import ACTIONS, DOC_TYPE_VALUES, ENTITY_LABELS, STATUS_VALUES
 
 CONFIG_FILE = "perception.yaml"

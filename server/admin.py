@@ -16,7 +16,7 @@ import yaml
 from flask import Blueprint, current_app, jsonify, request
 
 from orchestration.router.config import parse_router_config
-from perception.errors import ConfigError
+from core.errors import ConfigError
 
 from .errors import AdminDisabled, ConfigRejected, PreconditionFailed, Unauthorized, UnsupportedMediaType
 from .reload import write_atomically

@@ -19,7 +19,7 @@ from typing import Any
 
 from flask import Flask, Response, g, jsonify, request
 
-from perception.errors import RequestError
+from core.errors import RequestError
 
 from . import metrics
 from .admin import admin

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from perception.errors import SightlineError
+from core.errors import SightlineError
 
 
 def _date(text: str) -> dt.date:

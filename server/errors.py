@@ -13,7 +13,7 @@ import logging
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
 
-from perception.errors import (ConfigError, IndexUnavailable, KnowledgeBaseError, PayloadTooLarge,
+from core.errors import (ConfigError, IndexUnavailable, KnowledgeBaseError, PayloadTooLarge,
                                RequestError, SightlineError, UnknownKnowledgeBase, UpstreamError)
 
 from .logs import request_id_var

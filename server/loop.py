@@ -27,7 +27,7 @@ from orchestration.router.planner import Router
 from orchestration.trace import Operation, Trace
 from orchestration.types import Answer, Plan
 from perception import PerceptionAgent
-from perception.errors import RequestError
+from core.errors import RequestError
 from validation.agent import ValidationAgent
 from validation.types import Hint, Verdict
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from orchestration.router.config import RouterConfig, load_router_config
-from perception.errors import ConfigError
+from core.errors import ConfigError
 
 from . import metrics
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orchestration.retrieval.filters import Filters
-from perception.errors import RequestError
+from core.errors import RequestError
 
 from .loop import TRACE_LEVELS, AskRequest
 

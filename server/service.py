@@ -24,7 +24,7 @@ from typing import Any
 
 from orchestration.kb.config import KBConfig, load_kb_config
 from orchestration.router.config import RouterConfig, load_router_config
-from perception.errors import ConfigError, SightlineError
+from core.errors import ConfigError, SightlineError
 
 from . import metrics
 from .errors import NotReady

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 import yaml
 
 from orchestration import paths
-from perception.errors import ConfigError
+from core.errors import ConfigError
 
 from .schemas import Limits
 

@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer
-from perception.errors import ConfigError
+from core.errors import ConfigError
 from perception.types import Perception
 
 from validation.checks import CHECKS, Check

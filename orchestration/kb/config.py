@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from perception.errors import ConfigError, UnknownKnowledgeBase
+from core.errors import ConfigError, UnknownKnowledgeBase
 
 from .. import paths
 from ..retrieval.dense import DenseParams

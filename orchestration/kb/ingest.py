@@ -23,7 +23,7 @@ import numpy as np
 from tqdm import tqdm
 
 from perception import extract_entities
-from perception.errors import KnowledgeBaseError
+from core.errors import KnowledgeBaseError
 
 from ..retrieval.bm25 import BM25Index
 from ..retrieval.dense import DenseIndex

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from perception.errors import IndexUnavailable
+from core.errors import IndexUnavailable
 
 from ..retrieval.bm25 import BM25Index
 from ..retrieval.dense import DenseIndex

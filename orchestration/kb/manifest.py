@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from perception.errors import IndexUnavailable
+from core.errors import IndexUnavailable
 
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from perception.errors import ConfigError
+from core.errors import ConfigError
 
 from .. import paths
 from ..retrieval.credibility import CredibilityParams

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from perception.errors import IndexUnavailable
+from core.errors import IndexUnavailable
 
 SCHEMA = """
 CREATE TABLE chunks (

@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from perception.errors import IndexUnavailable
+from core.errors import IndexUnavailable
 
 from .topk import top_k
 

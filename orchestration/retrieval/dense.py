@@ -16,7 +16,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 
-from perception.errors import IndexUnavailable
+from core.errors import IndexUnavailable
 
 from .topk import top_k
 

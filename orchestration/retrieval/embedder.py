@@ -16,7 +16,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from perception.errors import ConfigError
+from core.errors import ConfigError
 
 
 class Embedder(Protocol):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Hashable, Sequence
 
-from perception.errors import ConfigError
+from core.errors import ConfigError
 
 
 @dataclass

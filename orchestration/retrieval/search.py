@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from perception.errors import RequestError, UnknownKnowledgeBase
+from core.errors import RequestError, UnknownKnowledgeBase
 
 from ..kb.knowledge_base import KnowledgeBase
 from ..trace import Trace

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import yaml
 
-from perception.errors import ConfigError
+from core.errors import ConfigError
 from perception.types import DOC_TYPE_VALUES, ENTITY_LABELS, STATUS_VALUES
 
 from .. import paths

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any, Sequence
 
-from perception.errors import RequestError, UnknownKnowledgeBase
+from core.errors import RequestError, UnknownKnowledgeBase
 from perception.types import Perception
 
 from ..retrieval.filters import Filters

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from perception.errors import ConfigError
+from core.errors import ConfigError
 
 
 @dataclass(frozen=True)

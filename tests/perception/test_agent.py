@@ -11,7 +11,7 @@ import pytest
 import perception
 from perception import Perception, PerceptionAgent, parse
 from perception.agent import coerce_now
-from perception.errors import ConfigError
+from core.errors import ConfigError
 
 NOW = date(2025, 7, 10)
 

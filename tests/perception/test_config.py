@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from perception.config import default_config_path, load_config, parse_config
-from perception.errors import ConfigError, SightlineError
+from core.errors import ConfigError, SightlineError
 
 REPO_CONFIG = Path(__file__).resolve().parents[2] / "config" / "perception.yaml"
 

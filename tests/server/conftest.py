@@ -72,130 +72,17 @@ def client(make_app):
     return make_app().test_client()
 
 
-# --- the real service under gunicorn ---------------------------------------------------------
+# --- the real service under gunicorn (tests/live.py) ---------------------------------------
 
-ADMIN_TOKEN = "test-admin-token-0123456789"
-
-
-class Live:
-    """A running `sightline serve` (gunicorn, 2 workers) and a small HTTP client for it.
-
-    Attributes:
-        url: http://127.0.0.1:<port>.
-        config_dir: its SIGHTLINE_CONFIG_DIR (a copy; tests edit router.yaml there).
-        log: the file holding its stdout and stderr (JSON lines).
-        rag_requests: POST /rag requests sent through `post_rag` (the metrics must sum to it).
-    """
-
-    def __init__(self, url: str, config_dir: Path, log: Path, process, metrics_dir: Path) -> None:
-        self.url, self.config_dir, self.log, self.process = url, config_dir, log, process
-        self.metrics_dir = metrics_dir
-        self.rag_requests = 0
-        self._count_lock = __import__("threading").Lock()
-
-    @property
-    def router(self) -> Path:
-        return self.config_dir / "router.yaml"
-
-    def request(self, method: str, path: str, body: bytes | str | dict | None = None,
-                headers: dict | None = None, timeout: float = 60.0):
-        """(status, headers, parsed JSON or text) of one request."""
-        import http.client
-        import json as _json
-        from urllib.parse import urlsplit
-
-        parts = urlsplit(self.url)
-        headers = dict(headers or {})
-        if isinstance(body, dict):
-            body = _json.dumps(body).encode()
-            headers.setdefault("Content-Type", "application/json")
-        elif isinstance(body, str):
-            body = body.encode()
-        if path == "/rag" and method == "POST":
-            with self._count_lock:
-                self.rag_requests += 1
-        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
-        try:
-            conn.request(method, path, body=body, headers=headers)
-            response = conn.getresponse()
-            data = response.read()
-            text = data.decode("utf-8")
-            kind = response.getheader("Content-Type", "")
-            parsed = _json.loads(text) if kind.startswith("application/json") else text
-            return response.status, {k.lower(): v for k, v in response.getheaders()}, parsed
-        finally:
-            conn.close()
-
-    def admin(self, method: str, path: str, body=None, headers=None):
-        headers = dict(headers or {}, Authorization=f"Bearer {ADMIN_TOKEN}")
-        return self.request(method, path, body, headers)
-
-    def log_lines(self) -> list[dict]:
-        import json as _json
-
-        out = []
-        for line in self.log.read_text(encoding="utf-8", errors="replace").splitlines():
-            if line.startswith("{"):
-                try:
-                    out.append(_json.loads(line))
-                except ValueError:
-                    pass
-        return out
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.live import ADMIN_TOKEN, Live, free_port, start_service  # noqa: E402,F401
 
 
 @pytest.fixture(scope="session")
 def live(demo_kbs, tmp_path_factory):
     """`sightline serve --workers 2` on a free loopback port over the demo KBs, for the session."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-    import urllib.request
-
-    root = tmp_path_factory.mktemp("live")
-    config_dir = root / "config"
-    shutil.copytree(paths.REPO_ROOT / "config", config_dir)
-    port = free_port()
-    log = root / "service.log"
-    env = dict(os.environ, SIGHTLINE_CONFIG_DIR=str(config_dir), SIGHTLINE_DATA_DIR=str(demo_kbs.data_dir),
-               SIGHTLINE_ADMIN_TOKEN=ADMIN_TOKEN, PROMETHEUS_MULTIPROC_DIR=str(root / "prometheus"),
-               SIGHTLINE_RELOAD_SECONDS="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    env.pop("SIGHTLINE_SERVICE_CONFIG", None)
-    with log.open("wb") as out:
-        process = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1",
-                                    "--port", str(port), "--workers", "2"], cwd=paths.REPO_ROOT, env=env,
-                                   stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        if process.poll() is not None:
-            pytest.fail(f"the service exited with {process.returncode}:\n{log.read_text()[-4000:]}")
-        try:
-            with urllib.request.urlopen(url + "/readyz", timeout=2) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            process.kill()
-            pytest.fail(f"the service did not become ready in 120 s:\n{log.read_text()[-4000:]}")
-        time.sleep(0.5)
-    yield Live(url, config_dir, log, process, root / "prometheus")
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    service = start_service(demo_kbs, tmp_path_factory.mktemp("live"))
+    yield service
+    service.stop()
 
 
 def concurrently(calls, threads: int = 4) -> list:

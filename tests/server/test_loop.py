@@ -15,7 +15,7 @@ from orchestration.compose.extractive import ExtractiveComposer
 from orchestration.router.config import load_router_config, parse_router_config
 from orchestration.paths import config_dir
 from perception import PerceptionAgent
-from perception.errors import RequestError, UnknownKnowledgeBase
+from core.errors import RequestError, UnknownKnowledgeBase
 from server.loop import AnswerLoop, AskRequest
 from server.schemas import parse_ask_request
 

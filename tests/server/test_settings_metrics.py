@@ -7,7 +7,7 @@ import json
 import pytest
 
 from orchestration import paths
-from perception.errors import ConfigError
+from core.errors import ConfigError
 from server import metrics
 from server.settings import default_workers, load_settings, prepare_metrics_dir
 

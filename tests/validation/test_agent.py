@@ -7,7 +7,7 @@ import json
 import pytest
 
 from orchestration.types import Claim
-from perception.errors import ConfigError
+from core.errors import ConfigError
 from validation import DEFAULT_CHECKS, HINT_RULES, ISSUE_KINDS, CheckContext, Issue, ValidationAgent, hints_for
 
 from .conftest import (A320_2021, A320_2023, COMPARISON_2023, EVIDENCE, MAX8_2023, NOW, QUALITY_Q2,

@@ -16,7 +16,7 @@ from orchestration.kb.config import KBSettings
 from orchestration.kb.ingest import ingest
 from orchestration.kb.knowledge_base import KnowledgeBase
 from orchestration.kb.manifest import read_manifest, verify
-from perception.errors import IndexUnavailable, KnowledgeBaseError
+from core.errors import IndexUnavailable, KnowledgeBaseError
 
 REPO = Path(__file__).resolve().parents[3]
 

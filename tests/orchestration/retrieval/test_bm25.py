@@ -72,7 +72,7 @@ def test_unknown_terms_and_empty_query_return_nothing():
 
 
 def test_damaged_index_directory_raises_index_unavailable(tmp_path):
-    from perception.errors import IndexUnavailable
+    from core.errors import IndexUnavailable
 
     BM25Index.build([["a"]]).save(tmp_path / "bm25")
     (tmp_path / "bm25" / "data.npy").write_bytes(b"garbage")

@@ -1,7 +1,7 @@
 import pytest
 
 from orchestration.retrieval.fusion import Fuser, RankedList
-from perception.errors import ConfigError
+from core.errors import ConfigError
 
 
 def test_weighted_rrf_matches_the_formula():

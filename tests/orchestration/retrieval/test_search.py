@@ -7,7 +7,7 @@ import pytest
 from orchestration.retrieval.filters import Filters
 from orchestration.retrieval.search import SearchRequest
 from orchestration.trace import Trace
-from perception.errors import RequestError, UnknownKnowledgeBase
+from core.errors import RequestError, UnknownKnowledgeBase
 
 NOW = dt.date(2025, 7, 10)
 

@@ -11,7 +11,7 @@ from orchestration.kb.registry import load_credibility
 from orchestration.paths import REPO_ROOT
 from orchestration.router import load_router_config, parse_router_config
 from orchestration.router.config import Limits
-from perception.errors import ConfigError
+from core.errors import ConfigError
 
 KBS = ("manuals", "policies", "reports")
 GOOD = {"rules": [{"name": "broad", "when": {"always": True}, "emit": [{"kb": "*"}]}]}

@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from orchestration.types import Plan
-from perception.errors import RequestError, UnknownKnowledgeBase
+from core.errors import RequestError, UnknownKnowledgeBase
 
 ALWAYS = {"always": True}
 

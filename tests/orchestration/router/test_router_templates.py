@@ -6,7 +6,7 @@ import pytest
 
 from orchestration.router.schema import Where
 from orchestration.router.templates import PLACEHOLDERS, parse_template
-from perception.errors import ConfigError
+from core.errors import ConfigError
 
 WHERE = Where("test.yaml", "rule 'r'", "rules[0].emit[0].query")
 

@@ -1,7 +1,7 @@
 """The Sightline exception tree.
 
-It lives in the first package of the import chain (perception <- orchestration <-
-validation <- server) so that every agent can raise from it without importing a later one.
+It lives in `core/`, below every agent (core <- perception <- orchestration <- validation <-
+server), so that every layer can raise from it without importing another agent.
 The server maps each family to one HTTP status in a single place. Validation findings are
 data, never exceptions.
 """

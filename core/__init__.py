@@ -1,0 +1,1 @@
+"""Below every agent: the error tree and what all layers share. Imports nothing of ours."""
