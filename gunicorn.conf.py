@@ -10,8 +10,15 @@ Values come from config/service.yaml and the SIGHTLINE_* environment variables
   one warm-up encode) before forking, so workers start in milliseconds and share those pages.
   With more than one worker torch and FAISS are set to one thread *before* that first encode:
   an OpenMP pool started in the master does not survive fork() and can hang the children.
-- sync workers, timeout 60 s: one request at a time per process (the loop is CPU-bound and
-  the GIL would serialise threads anyway); a cold request takes ~1-2 s on 2 cores.
+- gthread workers with a few threads (service.yaml `threads`, default 4), timeout 60 s. With
+  sync workers two clients that send headers and never finish the body stopped the whole
+  service (2 workers) for 60 s. With gthread a stalled client holds one thread, and the app
+  reads a body with a socket timeout (`limits.body_timeout_seconds`, 408 after it), while the
+  CPU-bound answer loop still runs one request at a time per worker (the loop lock), so
+  the CPU path stays one request per core. For clients on slow networks, put a buffering
+  proxy in front (docs/SERVICE.md has an nginx example).
+- pre_fork: before forking a worker the master takes up the last good router config any
+  worker accepted (server/reload.py), so a replacement worker never boots from a bad file.
 - metrics: PROMETHEUS_MULTIPROC_DIR must be set before prometheus_client is imported, so it
   is set here (default var/prometheus) if the start command did not; `on_starting` wipes it,
   `child_exit` marks dead workers.
@@ -36,7 +43,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 wsgi_app = "server.wsgi:app"
 bind = [f"{_settings.host}:{_settings.port}"]
 workers = _settings.worker_count
-worker_class = "sync"
+worker_class = "gthread"
+threads = _settings.threads
 timeout = _settings.timeout
 graceful_timeout = _settings.graceful_timeout
 keepalive = 2
@@ -55,6 +63,13 @@ def on_starting(server):
     """Master start: wipe the metrics directory so a previous run's files do not count."""
     prepare_metrics_dir(os.environ[MULTIPROC_ENV])
     server.log.info(f"sightline: {workers} workers on {', '.join(bind)}, metrics in {os.environ[MULTIPROC_ENV]}")
+
+
+def pre_fork(server, worker):
+    """In the master, before each fork: adopt the service's last good router config (and builds)."""
+    service = server.app.wsgi().extensions.get("sightline") if hasattr(server.app, "wsgi") else None
+    if service is not None:
+        service.before_fork()
 
 
 def post_worker_init(worker):

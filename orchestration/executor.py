@@ -43,7 +43,7 @@ class Executor:
     def warm_up(self) -> None:
         self.retriever.warm_up()
 
-    def run(self, plan: Plan, trace: Trace, now: dt.date, acl_groups: Sequence[str] | None = None,
+    def run(self, plan: Plan, trace: Trace, now: dt.date, acl_groups: Sequence[str] | None = (),
             excluded: Collection[str] = (), candidates: int | None = None) -> list[ScoredChunk]:
         """The evidence for a plan, best first, within plan.max_evidence and the word budget.
 
@@ -51,7 +51,8 @@ class Executor:
             plan: the router's tasks and budgets.
             trace: receives the search, fusion, credibility, dedupe and budget operations.
             now: the date recency is measured against.
-            acl_groups: the caller's groups (None: no ACL enforcement).
+            acl_groups: the caller's groups (default none: public documents only; None, given
+                explicitly, disables the ACL filter for an unrestricted caller).
             excluded: chunk ids validation ruled out in an earlier attempt.
             candidates: results per arm before fusion (None: each KB's setting).
         """

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+
 
 from core.errors import ConfigError
+from core.yamlconfig import parse_yaml
 from perception.types import ACTIONS, DOC_TYPE_VALUES, ENTITY_LABELS, STATUS_VALUES
 
 CONFIG_FILE = "perception.yaml"
@@ -475,10 +476,10 @@ def load_config(path: Path | str | None = None) -> PerceptionConfig:
                           f"or point {CONFIG_DIR_ENV} at the directory holding {CONFIG_FILE}",
                           field=str(path)) from exc
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"perception config {path} is not valid YAML ({exc}). Fix: check the "
-                          f"indentation and quotes near the line shown", field=str(path)) from exc
+        data = parse_yaml(text, f"perception config {path}")
+    except ConfigError as exc:
+        raise ConfigError(f"{exc.message}. Fix: check the indentation, quotes and numbers near the line shown",
+                          field=str(path)) from None
     try:
         return parse_config(data, path, text)
     except ConfigError as exc:

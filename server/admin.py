@@ -12,12 +12,13 @@ import hashlib
 import hmac
 import logging
 
-import yaml
 from flask import Blueprint, current_app, jsonify, request
 
 from orchestration.router.config import parse_router_config
 from core.errors import ConfigError
+from core.yamlconfig import parse_yaml
 
+from . import metrics
 from .errors import AdminDisabled, ConfigRejected, PreconditionFailed, Unauthorized, UnsupportedMediaType
 from .reload import write_atomically
 
@@ -77,17 +78,19 @@ def put_router():
                                  "GET /admin/router and edit that", field="If-Match")
     version = hashlib.sha256(raw).hexdigest()[:12]
     try:
-        text = raw.decode("utf-8")
-        data = yaml.safe_load(text)
+        data = parse_yaml(raw, "PUT /admin/router")
         parse_router_config(data, "PUT /admin/router", list(service.loop.retriever.knowledge_bases), version=version)
-    except UnicodeDecodeError:
-        raise ConfigRejected("the router config must be UTF-8 text; nothing was written", field="body") from None
-    except yaml.YAMLError as exc:
-        raise ConfigRejected(f"not valid YAML ({exc}); nothing was written", field="body") from None
+        text = raw.decode("utf-8")
     except ConfigError as exc:
         log.warning("router config refused (PUT)", extra={"event": "router_put", "result": "error",
                                                           "reason": exc.message, **_who()})
+        metrics.record_reload("error")
         raise ConfigRejected(f"{exc.message}; nothing was written", field=exc.field) from None
+    except Exception as exc:  # noqa: BLE001 - any failure of the validator refuses the config
+        log.exception("router config validator failed (PUT)", extra={"event": "router_put", **_who()})
+        metrics.record_reload("error")
+        raise ConfigRejected(f"the config could not be validated ({type(exc).__name__}); nothing was written",
+                             field="body") from None
     write_atomically(path, text)
     result = service.watcher.reload(cause="admin put")
     log.warning("router config written", extra={"event": "router_put", "result": result.result,

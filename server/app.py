@@ -9,6 +9,7 @@ back as `{"error": {"code", "message", "field"?}}` (server/errors.py).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -19,25 +20,53 @@ from typing import Any
 
 from flask import Flask, Response, g, jsonify, request
 
-from core.errors import RequestError
+from core.errors import PayloadTooLarge, RequestError
 
 from . import metrics
 from .admin import admin
-from .errors import register_error_handlers
-from .logs import configure_logging, request_id_var
+from .errors import RequestTimeout, is_admin_request, redact, register_error_handlers
+from .logs import caller_var, configure_logging, request_id_var
 from .openapi import build_openapi
-from .schemas import parse_ask_request
+from .callers import Caller, Unauthenticated
+from .schemas import MAX_JSON_DEPTH, parse_ask_request
 from .loop import shape_trace
 from .service import Service
 from .settings import ServiceSettings, load_settings
 
 log = logging.getLogger("sightline.http")
-REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}\Z")
+# endpoints that read documents: the caller is resolved (and may be refused) before they run
+CALLER_PATHS = ("/rag", "/kb")
 
 
-def _decode_json() -> Any:
+def read_body(limit: int, timeout: float = 10.0) -> bytes:
+    """The request body, at most `limit` bytes; PayloadTooLarge (413) beyond, chunked or not.
+
+    werkzeug enforces MAX_CONTENT_LENGTH on a declared Content-Length, but a chunked body
+    (no length) was silently cut at the limit and answered; here both are refused alike.
+    """
+    if request.content_length is not None and request.content_length > limit:
+        raise PayloadTooLarge(f"the request body is {request.content_length} bytes; the limit is {limit} bytes",
+                              field="body")
+    sock = request.environ.get("gunicorn.socket")
+    if sock is not None:
+        sock.settimeout(timeout)
+    try:
+        raw = request.stream.read(limit + 1)
+    except (TimeoutError, OSError) as exc:
+        raise RequestTimeout(f"the request body did not arrive within {timeout:g} s "
+                             f"({type(exc).__name__}); send it whole", field="body") from None
+    finally:
+        if sock is not None:
+            sock.settimeout(None)
+    if len(raw) > limit:
+        raise PayloadTooLarge(f"the request body is larger than the limit of {limit} bytes", field="body")
+    return raw
+
+
+def _decode_json(limit: int, timeout: float = 10.0) -> Any:
     """The request body as JSON; RequestError (400, field "body") says where it is malformed."""
-    raw = request.get_data(cache=True)
+    raw = read_body(limit, timeout)
     if not raw.strip():
         raise RequestError("the request body is empty; send a JSON object such as {\"query\": \"...\"}",
                            field="body")
@@ -48,6 +77,25 @@ def _decode_json() -> Any:
     except json.JSONDecodeError as exc:
         raise RequestError(f"the request body is not valid JSON: {exc.msg} at line {exc.lineno} column "
                            f"{exc.colno}", field="body") from None
+    except RecursionError:
+        raise RequestError(f"the request body nests too deeply; the limit is {MAX_JSON_DEPTH} levels",
+                           field="body") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise RequestError(f"the request body holds a value JSON cannot take here ({exc})", field="body") from None
+
+
+def describe_for(kb: Any, caller: Caller) -> dict[str, Any]:
+    """What GET /kb shows one caller about a knowledge base: counts of what it may see only."""
+    body = kb.describe()
+    if kb.ready:
+        body["chunks"], body["documents"] = _visible_counts(kb, kb.build_dir, caller.acl_groups)
+    return body
+
+
+@functools.lru_cache(maxsize=256)
+def _visible_counts(kb: Any, _build: Any, groups: tuple[str, ...] | None) -> tuple[int, int]:
+    """(chunks, documents) of one build a caller with `groups` may see (cached: counts only)."""
+    return kb.columns.visible_counts(groups, kb.chunk_ids)
 
 
 def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Flask:
@@ -75,10 +123,21 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
         g.token = request_id_var.set(g.request_id)
         g.started = time.perf_counter()
         service.worker_started()
+        if request.path in CALLER_PATHS or request.path.startswith("/v1/"):
+            try:
+                g.caller = service.resolve_caller(request.headers)
+            except Unauthenticated as exc:
+                metrics.record_auth_failure(exc.reason)
+                log.info("caller refused", extra={"event": "auth", "reason": exc.reason, "path": request.path,
+                                                  "remote": request.remote_addr})
+                raise
+            g.caller_token = caller_var.set(g.caller.name)
 
     @app.after_request
     def _finish(response: Response) -> Response:
         response.headers["X-Request-ID"] = g.get("request_id", "")
+        if "caller" in g:
+            response.headers["X-Sightline-Caller"] = g.caller.name
         if request.path == "/rag" and request.method == "POST" and response.status_code >= 400 and "started" in g:
             metrics.record_failure("rejected" if response.status_code < 500 else "error",
                                    time.perf_counter() - g.started)
@@ -94,13 +153,18 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
         token = g.pop("token", None)
         if token is not None:
             request_id_var.reset(token)
+        caller_token = g.pop("caller_token", None)
+        if caller_token is not None:
+            caller_var.reset(caller_token)
 
     @app.post("/rag")
     def rag():
         """Answer one question (see openapi.json for the request and response)."""
         loop = service.require_ready()
-        ask = parse_ask_request(_decode_json(), settings.limits)
+        ask = parse_ask_request(_decode_json(settings.limits.max_body_bytes, settings.limits.body_timeout_seconds), settings.limits)
+        caller: Caller = g.caller
         level, ask.trace, ask.trace_id = ask.trace, "full", g.request_id
+        ask.acl_groups, ask.caller = caller.acl_groups, caller.to_dict()
         with service.lock:
             body = loop.run(ask)
         metrics.record_answer(body, time.perf_counter() - g.started)
@@ -117,7 +181,7 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
     def readyz():
         """Readiness: 200 when models, indexes and a valid router config are loaded; 503 and why otherwise."""
         ready, body = service.readiness()
-        return jsonify(body), 200 if ready else 503
+        return jsonify(body if is_admin_request() else redact(body)), 200 if ready else 503
 
     @app.get("/metrics")
     def metrics_endpoint():
@@ -129,8 +193,9 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
     def knowledge_bases():
         """The served knowledge bases: counts, build time, embedder, index type."""
         loop = service.require_ready()
-        return jsonify({"knowledge_bases": [kb.describe() for kb in loop.retriever.knowledge_bases.values()],
-                        "config_version": service.watcher.current.version})
+        caller: Caller = g.caller
+        return jsonify({"knowledge_bases": [describe_for(kb, caller) for kb in loop.retriever.knowledge_bases.values()],
+                        "config_version": service.watcher.current.version, "caller": caller.to_dict()})
 
     @app.get("/openapi.json")
     def openapi():

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Sequence
 
 from core.errors import SightlineError
+from core.names import check_name
 
 
 def _date(text: str) -> dt.date:
@@ -31,6 +32,15 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def _groups(text: str) -> tuple[str, ...]:
+    from .callers import parse_groups
+
+    try:
+        return parse_groups(text, "--groups")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 # --- ingest ---------------------------------------------------------------------------
@@ -55,6 +65,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if not args.paths:
             raise SightlineError("give at least one PATH (a JSONL file or a folder of Markdown/text files)",
                                  field="paths")
+        check_name(args.kb, "knowledge base name", field="kb")
         settings = config.knowledge_bases.get(args.kb)
         if settings is None:
             defaults = next(iter(config.knowledge_bases.values()))
@@ -109,6 +120,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.top_k is not None:
         body["top_k"] = args.top_k
     request = parse_ask_request(body)
+    request.acl_groups = None if args.all_groups else args.groups
+    request.caller = {"name": "operator", "kind": "operator",
+                      "groups": ["*"] if args.all_groups else list(args.groups)}
     loop = AnswerLoop(use_ner=not args.no_ner)
     loop.warm_up()
     response = loop.run(request)
@@ -116,6 +130,42 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print(json.dumps(response, ensure_ascii=False, indent=2))
     else:
         print(render_answer(response, show_trace=not args.brief))
+    return 0
+
+
+# --- keys -----------------------------------------------------------------------------
+
+def cmd_keys(args: argparse.Namespace) -> int:
+    """keys add NAME --groups ... | keys list | keys remove NAME, on the API key file."""
+    from .keys import KeyEntry, hash_key, keys_path, new_key, read_keys, write_keys
+
+    path = keys_path()
+    entries = read_keys(path)
+    if args.keys_command == "list":
+        if args.json:
+            print(json.dumps([{"name": e.name, "groups": list(e.groups)} for e in entries], indent=2))
+        elif not entries:
+            print(f"no API keys in {path}; create one with `sightline keys add NAME --groups G1,G2`")
+        for entry in entries if not args.json else []:
+            print(f"{entry.name}\t{','.join(entry.groups) or '(public documents only)'}")
+        return 0
+    check_name(args.name, "key name", field="name")
+    if args.keys_command == "remove":
+        kept = [e for e in entries if e.name != args.name]
+        if len(kept) == len(entries):
+            raise SightlineError(f"no key named '{args.name}' in {path}; `sightline keys list` shows the names",
+                                 field="name")
+        write_keys(path, kept)
+        print(f"removed key '{args.name}' from {path}; running services stop accepting it within seconds")
+        return 0
+    if any(e.name == args.name for e in entries):
+        raise SightlineError(f"a key named '{args.name}' exists in {path}; remove it first or pick another name",
+                             field="name")
+    key = new_key()
+    write_keys(path, entries + [KeyEntry(args.name, hash_key(key), args.groups)])
+    print(f"added key '{args.name}' (groups: {', '.join(args.groups) or 'none: public documents only'}) to {path}; "
+          "only its sha256 is stored, so copy the key now: it is not shown again", file=sys.stderr)
+    print(key)
     return 0
 
 
@@ -192,7 +242,25 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--json", action="store_true", help="print exactly the body POST /rag returns")
     ask.add_argument("--brief", action="store_true", help="answer and sources only, no trace")
     ask.add_argument("--no-ner", action="store_true", help="rules-only perception (faster start)")
+    ask.add_argument("--groups", type=_groups, default=(), metavar="G1,G2",
+                     help="answer as a caller in these ACL groups (default: none, public documents only). Local "
+                          "use is the operator's: whoever can run this command can read the index files, so the "
+                          "groups are taken as given; HTTP callers get theirs from their API key")
+    ask.add_argument("--all-groups", action="store_true", dest="all_groups",
+                     help="see every document, ACL ignored (operator use)")
     ask.set_defaults(func=cmd_ask)
+
+    keys = sub.add_parser("keys", help="manage API keys (stored hashed in config/api_keys.yaml or $SIGHTLINE_API_KEYS)")
+    keys_sub = keys.add_subparsers(dest="keys_command", required=True)
+    add = keys_sub.add_parser("add", help="create a random key; prints it once, as the last line of stdout")
+    add.add_argument("name", help="the key's name (letters, digits, '-', '_'); shown in logs and responses")
+    add.add_argument("--groups", type=_groups, default=(), metavar="G1,G2",
+                     help="ACL groups whose documents the key may see (default: none, public documents only)")
+    listing = keys_sub.add_parser("list", help="show key names and groups (never the keys)")
+    listing.add_argument("--json", action="store_true")
+    remove = keys_sub.add_parser("remove", help="revoke a key by name")
+    remove.add_argument("name")
+    keys.set_defaults(func=cmd_keys)
 
     serve = sub.add_parser("serve", help="start the HTTP service (gunicorn with gunicorn.conf.py)")
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1; env SIGHTLINE_HOST)")

@@ -10,8 +10,15 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, jsonify, request
+import hmac
+import os
+import re
+from typing import Any
+
+from flask import Flask, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
+
+from orchestration import paths
 
 from core.errors import (ConfigError, IndexUnavailable, KnowledgeBaseError, PayloadTooLarge,
                                RequestError, SightlineError, UnknownKnowledgeBase, UpstreamError)
@@ -67,14 +74,66 @@ class PreconditionFailed(SightlineError):
     code = "precondition_failed"
 
 
+class RequestTimeout(RequestError):
+    """A client stopped sending its request body for longer than the body timeout."""
+
+    code = "request_timeout"
+
+
 class UnsupportedMediaType(RequestError):
     """A body was sent with a Content-Type the endpoint does not take."""
 
     code = "unsupported_media_type"
 
 
-EXTRA_STATUS = ((AdminDisabled, 404), (Unauthorized, 401), (NotReady, 503), (ConfigRejected, 422),
-                (PreconditionFailed, 412), (UnsupportedMediaType, 415))
+def _unauthenticated():
+    from .callers import Unauthenticated
+
+    return Unauthenticated
+
+
+EXTRA_STATUS = ((AdminDisabled, 404), (Unauthorized, 401), (_unauthenticated(), 401), (NotReady, 503),
+                (ConfigRejected, 422), (PreconditionFailed, 412), (UnsupportedMediaType, 415),
+                (RequestTimeout, 408))
+ABSOLUTE_PATH = re.compile(r"(?<![\w.:/>-])/(?:[^\s'\"`,;:()\[\]]+/?)+")
+
+
+def is_admin_request() -> bool:
+    """True when the request carries the admin bearer token (constant-time compare)."""
+    token = os.environ.get("SIGHTLINE_ADMIN_TOKEN") or None
+    service = current_app.extensions.get("sightline") if current_app else None
+    token = getattr(service, "admin_token", None) or token
+    if not token:
+        return False
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode("utf-8", "replace"),
+                                                              token.encode())
+
+
+def redact_text(text: str) -> str:
+    """`text` with filesystem paths replaced: data and config dirs by <data>/<config>, others by <path>.
+
+    Absolute paths tell an outside caller how the host is laid out; the admin sees them whole.
+    """
+    for root, name in ((paths.data_dir(), "<data>"), (paths.config_dir(), "<config>"), (paths.REPO_ROOT, "<app>")):
+        text = text.replace(str(root), name)
+    return ABSOLUTE_PATH.sub("<path>", text)
+
+
+def redact(value: Any) -> Any:
+    """A JSON-like value with every string passed through redact_text."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        return {k: redact(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v) for v in value]
+    return value
+
+
+def _safe(text: str | None) -> str | None:
+    """Text that can be encoded as UTF-8 (a lone surrogate escaped), so the error body always renders."""
+    return None if text is None else text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def status_for(error: SightlineError) -> int:
@@ -87,6 +146,10 @@ def status_for(error: SightlineError) -> int:
 
 def error_response(code: str, message: str, status: int, field: str | None = None, headers=None):
     """A JSON error response in the one shape every endpoint uses."""
+    message, field = _safe(message), _safe(field)
+    if status >= 500 and not is_admin_request():
+        message = redact_text(message)
+        field = redact_text(field) if field else field
     body = {"code": code, "message": message}
     if field is not None:
         body["field"] = field
@@ -100,9 +163,13 @@ def error_response(code: str, message: str, status: int, field: str | None = Non
 def _sightline(error: SightlineError):
     status = status_for(error)
     level = logging.ERROR if status >= 500 else logging.INFO
-    log.log(level, error.message, extra={"error_code": error.code, "field": error.field,
+    log.log(level, _safe(error.message), extra={"error_code": error.code, "field": _safe(error.field),
                                          "path": request.path, "status": status})
-    headers = {"WWW-Authenticate": 'Bearer realm="sightline-admin"'} if isinstance(error, Unauthorized) else None
+    headers = None
+    if isinstance(error, Unauthorized):
+        headers = {"WWW-Authenticate": 'Bearer realm="sightline-admin"'}
+    elif isinstance(error, _unauthenticated()):
+        headers = {"WWW-Authenticate": 'Bearer realm="sightline"'}
     return error_response(error.code, error.message, status, error.field, headers)
 
 

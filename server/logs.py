@@ -18,6 +18,8 @@ from typing import Any
 from gunicorn.glogging import Logger as GunicornLogger
 
 request_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
+# the name of the caller of the request being served (a key's name, never the key)
+caller_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("caller", default=None)
 _STANDARD = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message", "asctime"}
 
 
@@ -31,13 +33,15 @@ class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         body: dict[str, Any] = {"time": _now(), "level": record.levelname.lower(), "logger": record.name,
                                 "message": record.getMessage(), "request_id": request_id_var.get(),
-                                "pid": os.getpid()}
+                                "caller": caller_var.get(), "pid": os.getpid()}
         for key, value in record.__dict__.items():
             if key not in _STANDARD and not key.startswith("_"):
                 body[key] = value
         if record.exc_info:
             body["exception"] = self.formatException(record.exc_info)
-        return json.dumps(body, ensure_ascii=False, default=str)
+        text = json.dumps(body, ensure_ascii=False, default=str)
+        # a lone surrogate cannot be written as UTF-8: escape it rather than lose the line
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class _StderrHandler(logging.StreamHandler):
@@ -98,6 +102,7 @@ class GunicornJsonLogger(GunicornLogger):
         status = resp.status.split(None, 1)[0] if isinstance(resp.status, str) else resp.status
         body = {"time": _now(), "level": "info", "logger": "gunicorn.access",
                 "request_id": headers.get("x-request-id") or environ.get("HTTP_X_REQUEST_ID"),
+                "caller": headers.get("x-sightline-caller"),
                 "method": environ.get("REQUEST_METHOD"), "path": environ.get("PATH_INFO"),
                 "query": environ.get("QUERY_STRING") or None, "status": int(status),
                 "bytes": getattr(resp, "sent", None),
@@ -105,7 +110,7 @@ class GunicornJsonLogger(GunicornLogger):
                 "remote": environ.get("REMOTE_ADDR"), "user_agent": environ.get("HTTP_USER_AGENT"),
                 "pid": os.getpid()}
         try:
-            self.access_log.info(json.dumps(body, ensure_ascii=False))
+            self.access_log.info(json.dumps(body, ensure_ascii=True))
         except Exception:  # noqa: BLE001 - a log line must never fail a request
             self.error(f"access log failed for {body.get('path')}")
 

@@ -43,7 +43,12 @@ _STAGE_OF = {"perceive": "perceive", "route": "route", "embed": "retrieve", "ret
 
 @dataclass
 class AskRequest:
-    """One question and its options, already validated (see server.schemas)."""
+    """One question and its options, already validated (see server.schemas).
+
+    `acl_groups` are the caller's groups: the default, no groups, sees public documents
+    only; None (no ACL filter) must be asked for explicitly (an unrestricted caller).
+    `caller` is how the response names who asked (server.callers.Caller.to_dict()).
+    """
 
     query: str
     kbs: list[str] | None = None
@@ -52,8 +57,9 @@ class AskRequest:
     top_k: int | None = None
     max_retries: int | None = None
     trace: str = "full"
-    acl_groups: list[str] | None = None
+    acl_groups: Sequence[str] | None = ()
     trace_id: str | None = None
+    caller: dict[str, Any] | None = None
 
 
 @dataclass
@@ -98,7 +104,7 @@ class AnswerLoop:
         self.validator.warm_up()
         sources = set()
         for kb in self.retriever.knowledge_bases.values():
-            sources.update(kb.columns.values("source"))
+            sources.update(kb.columns.public_values("source"))
         self.perception.set_known_sources(sorted(sources))
         self.perception.warm_up()
         self.router.warm_up()
@@ -215,6 +221,8 @@ class AnswerLoop:
             "operations": trace.to_list(),
             "timing": timing,
             "config_version": self.router_config.version,
+            "caller": request.caller or {"name": "anonymous", "kind": "anonymous",
+                                         "groups": ["*"] if request.acl_groups is None else list(request.acl_groups)},
         }
         return shape_trace(body, request.trace)
 

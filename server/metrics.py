@@ -51,6 +51,8 @@ ROUTER_RELOADS = Counter("sightline_router_reloads", "Router config reloads per 
                          ["result"])
 ROUTER_CONFIG = Gauge("sightline_router_config", "1 for the router config version a live worker serves, "
                       "0 for versions it served before.", ["version"], multiprocess_mode="livemax")
+AUTH_FAILURES = Counter("sightline_auth_failures", "Requests refused with 401, by reason: missing_key (anonymous "
+                        "calls are off), malformed_key, unknown_key, bad_gateway_header.", ["reason"])
 KB_CHUNKS = Gauge("sightline_kb_chunks", "Chunks in each served knowledge base.", ["kb"],
                   multiprocess_mode="livemax")
 
@@ -61,6 +63,10 @@ def initialise(kb_chunks: dict[str, int | None], version: str, kbs: Iterable[str
         REQUESTS.labels(status)
     for result in RELOAD_RESULTS:
         ROUTER_RELOADS.labels(result)
+    from .callers import AUTH_FAILURE_REASONS
+
+    for reason in AUTH_FAILURE_REASONS:
+        AUTH_FAILURES.labels(reason)
     for stage in STAGES:
         STAGE_SECONDS.labels(stage)
     for name in kbs:
@@ -76,6 +82,11 @@ def set_router_version(before: str | None, after: str) -> None:
     if before and before != after:
         ROUTER_CONFIG.labels(before).set(0)
     ROUTER_CONFIG.labels(after).set(1)
+
+
+def record_auth_failure(reason: str) -> None:
+    """A request refused with 401 (reason: one of server.callers.AUTH_FAILURE_REASONS)."""
+    AUTH_FAILURES.labels(reason).inc()
 
 
 def record_reload(result: str) -> None:

@@ -99,15 +99,21 @@ def _schemas(limits: Limits) -> dict[str, Any]:
         "answer": STR, "citations": _arr(citation), "claims": _arr(claim), "perception": perception,
         "plan": plan, "validation": verdict, "attempts": _arr(attempt), "operations": _arr(operation),
         "timing": timing, "config_version": {**STR, "description": "Router config version (content hash)."},
+        "caller": _ref("Caller"),
     }, extra=False)
+    caller = _obj({"name": {**STR, "description": "The API key's name, the gateway user, or anonymous; never a key."},
+                   "kind": {"enum": ["key", "gateway", "anonymous", "operator"]},
+                   "groups": {**_arr(STR), "description": "ACL groups whose documents the caller may see "
+                              "(empty: public documents only; [\"*\"]: every document)."}}, extra=False)
     error = _obj({"error": _obj({"code": STR, "message": STR, "field": STR}, required=["code", "message"],
                                 extra=False)}, extra=False)
     kb = _obj({"name": STR, "description": STR, "ready": BOOL, "chunks": {"type": ["integer", "null"]},
                "documents": {"type": ["integer", "null"]}, "built_at": NSTR,
                "embedder": {"type": ["object", "null"]}, "dense_index": NSTR})
     return {"RagRequest": rag_request, "RagResponse": rag_response, "Citation": citation, "Error": error,
-            "KnowledgeBase": kb,
-            "KnowledgeBases": _obj({"knowledge_bases": _arr(_ref("KnowledgeBase")), "config_version": STR}),
+            "KnowledgeBase": kb, "Caller": caller,
+            "KnowledgeBases": _obj({"knowledge_bases": _arr(_ref("KnowledgeBase")), "config_version": STR,
+                                    "caller": _ref("Caller")}),
             "Health": _obj({"status": {"enum": ["ok"]}, "pid": INT}),
             "Ready": _obj({"ready": BOOL, "reason": NSTR, "checks": OBJ}, required=["ready", "checks"]),
             "RouterState": _obj({"version": STR, "file": STR, "worker": INT, "loaded_at": NSTR,
@@ -124,12 +130,15 @@ def _json(schema_name: str, description: str) -> dict:
 def build_openapi(limits: Limits = Limits(), version: str = "0.1.0") -> dict[str, Any]:
     """The OpenAPI 3.1 document of the service with these request limits."""
     admin = [{"bearer": []}]
+    callers = [{"apiKey": []}, {}]
+    caller_errors = {"401": _error_response("Unknown or malformed API key, or no key while anonymous calls are off "
+                                            "(service.yaml `anonymous: false`).")}
     admin_errors = {"401": _error_response("Missing or wrong bearer token."),
                     "404": _error_response("Admin is disabled: SIGHTLINE_ADMIN_TOKEN is not set.")}
     paths = {
         "/rag": {"post": {
             "summary": "Answer a question with cited, validated evidence",
-            "operationId": "rag",
+            "operationId": "rag", "security": callers,
             "parameters": [{"name": "X-Request-ID", "in": "header", "required": False, "schema": {**STR,
                             "maxLength": 128, "pattern": "^[A-Za-z0-9._:-]+$"},
                             "description": "Echoed back and used as trace_id; generated when absent or invalid."}],
@@ -139,6 +148,7 @@ def build_openapi(limits: Limits = Limits(), version: str = "0.1.0") -> dict[str
                 "200": _json("RagResponse", "The answer, its citations and how it was reached."),
                 "400": _error_response("Malformed JSON, a wrong type, an unknown field or a value over a limit; "
                                        "`field` names it."),
+                **caller_errors,
                 "404": _error_response("Unknown knowledge base; the message lists the known ones."),
                 "405": _error_response("Method not allowed (only POST)."),
                 "413": _error_response(f"Body larger than {limits.max_body_bytes} bytes."),
@@ -156,8 +166,10 @@ def build_openapi(limits: Limits = Limits(), version: str = "0.1.0") -> dict[str
                                                    f"(sightline_requests_total{{status={'|'.join(REQUEST_STATUSES)}}}, "
                                                    "...; see docs/SERVICE.md).",
                                                    "content": {"text/plain": {"schema": STR}}}}}},
-        "/kb": {"get": {"summary": "Served knowledge bases with counts and build dates", "operationId": "kb",
+        "/kb": {"get": {"summary": "Served knowledge bases with counts (of what the caller may see) and build dates",
+                        "operationId": "kb", "security": callers,
                         "responses": {"200": _json("KnowledgeBases", "One entry per knowledge base."),
+                                      **caller_errors,
                                       "503": _error_response("Not ready.")}}},
         "/openapi.json": {"get": {"summary": "This document", "operationId": "openapi",
                                   "responses": {"200": {"description": "OpenAPI 3.1",
@@ -190,6 +202,10 @@ def build_openapi(limits: Limits = Limits(), version: str = "0.1.0") -> dict[str
                  "{\"error\": {\"code\", \"message\", \"field\"?}}; every response carries X-Request-ID."},
         "paths": paths,
         "components": {"schemas": _schemas(limits),
-                       "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
-                                                      "description": "The token in SIGHTLINE_ADMIN_TOKEN."}}},
+                       "securitySchemes": {
+                           "bearer": {"type": "http", "scheme": "bearer",
+                                      "description": "Admin: the token in SIGHTLINE_ADMIN_TOKEN."},
+                           "apiKey": {"type": "http", "scheme": "bearer",
+                                      "description": "An API key from `sightline keys add`; its groups decide which "
+                                      "restricted documents the caller sees. Without one: public documents only."}}},
     }

@@ -6,6 +6,14 @@ A valid change is swapped into the AnswerLoop between requests (the loop lock is
 no request sees half of two configs); an invalid one is refused, logged with the reason and
 counted once per distinct content, and the last good config keeps serving. Every change is
 logged with the time, the version before and after, and what caused it.
+
+Every process of a service agrees on one config: the last good one any of them accepted. A
+process that accepts a config publishes its exact text to a snapshot file in the service's
+state directory (`snapshot`); every watcher adopts a snapshot whose version differs from its
+own, and the gunicorn master adopts it before forking a worker. So a worker started after a
+valid PUT and a bad edit on disk serves the PUT's version, never the master's boot config,
+and never the bad file. Any exception while loading (not only ConfigError: a validator's
+RecursionError once killed workers at boot) is a refused config.
 """
 
 from __future__ import annotations
@@ -56,11 +64,15 @@ class RouterWatcher:
         lock: the lock a request holds while it runs; swaps take it too.
         current: the config serving now.
         interval: seconds between checks (0: check before every request).
+        snapshot: the service's last-good-config file shared by its processes (None: none).
     """
 
     def __init__(self, path: Path, known_kbs: list[str], apply: Callable[[RouterConfig], None],
-                 lock: threading.RLock, current: RouterConfig, interval: float = 2.0) -> None:
+                 lock: threading.RLock, current: RouterConfig, interval: float = 2.0,
+                 snapshot: Path | None = None) -> None:
         self.path = Path(path)
+        self.snapshot = Path(snapshot) if snapshot else None
+        self._snapshot_stat: tuple | None = None
         self.known_kbs = known_kbs
         self.apply = apply
         self.lock = lock
@@ -76,12 +88,62 @@ class RouterWatcher:
 
     # --- checks ------------------------------------------------------------------------
 
-    def _stat_now(self) -> tuple | None:
+    def _stat_now(self, path: Path | None = None) -> tuple | None:
         try:
-            st = os.stat(self.path)
+            st = os.stat(path or self.path)
         except OSError:
             return None
         return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    # --- the shared last good config -----------------------------------------------------
+
+    def publish(self, text: str) -> None:
+        """Write the text of the config just accepted as the service's last good one."""
+        if self.snapshot is None:
+            return
+        try:
+            write_atomically(self.snapshot, text)
+            self._snapshot_stat = self._stat_now(self.snapshot)
+        except OSError as exc:
+            log.error("cannot write the router snapshot", extra={"event": "router_snapshot", "error": str(exc)})
+
+    def snapshot_text(self) -> str:
+        """The text of the last good config (empty when there is no snapshot)."""
+        try:
+            return self.snapshot.read_text(encoding="utf-8") if self.snapshot else ""
+        except OSError:
+            return ""
+
+    def adopt_snapshot(self) -> ReloadResult | None:
+        """Swap in the last good config another process accepted, if it differs from ours."""
+        if self.snapshot is None:
+            return None
+        with self._check_lock:
+            stat = self._stat_now(self.snapshot)
+            if stat is None or stat == self._snapshot_stat:
+                return None
+            self._snapshot_stat = stat
+            try:
+                raw = self.snapshot.read_bytes()
+            except OSError:
+                return None
+            if hashlib.sha256(raw).hexdigest()[:12] == self.current.version:
+                return None
+            before = self.current.version
+            try:
+                config = load_router_config(self.snapshot, known_kbs=self.known_kbs)
+            except Exception as exc:  # noqa: BLE001 - a damaged snapshot must not stop the watcher
+                log.error("router snapshot unreadable; keeping this process's config",
+                          extra={"event": "router_snapshot", "error": f"{type(exc).__name__}: {exc}"})
+                return None
+            with self.lock:
+                self.apply(config)
+                self.current = config
+            metrics.set_router_version(before, config.version)
+            log.warning("router config changed", extra={"event": "router_reload", "result": "ok",
+                                                        "version_before": before, "version_after": config.version,
+                                                        "cause": "snapshot"})
+            return ReloadResult("ok", before, config.version, cause="snapshot")
 
     def maybe_check(self) -> ReloadResult | None:
         """Check the file if `interval` has passed since the last check (cheap when unchanged)."""
@@ -90,12 +152,13 @@ class RouterWatcher:
         return self.check()
 
     def check(self) -> ReloadResult | None:
-        """Reload when the file's stat moved; None when nothing changed."""
+        """Adopt another process's newer good config, then reload when the file's stat moved."""
+        adopted = self.adopt_snapshot()
         with self._check_lock:
             self._last_check = time.monotonic()
             stat = self._stat_now()
             if stat == self._stat:
-                return None
+                return adopted
             self._stat = stat
         return self.reload(cause="watch", count_unchanged=False)
 
@@ -122,9 +185,14 @@ class RouterWatcher:
                 config = load_router_config(self.path, known_kbs=self.known_kbs)
             except ConfigError as exc:
                 return self._refuse(before, exc.message, digest, cause)
+            except Exception as exc:  # noqa: BLE001 - whatever the loader raises, the file is refused
+                log.exception("router config loader failed", extra={"event": "router_reload", "cause": cause})
+                return self._refuse(before, f"{self.path.name}: the config could not be loaded "
+                                    f"({type(exc).__name__}: {str(exc)[:200]})", digest, cause)
             with self.lock:
                 self.apply(config)
                 self.current = config
+            self.publish(raw.decode("utf-8"))
             self.last_error = None
             self._refused_hash = None
             metrics.record_reload("ok")

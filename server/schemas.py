@@ -7,11 +7,13 @@ can fix the request without reading code.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from orchestration.retrieval.filters import Filters
 from core.errors import RequestError
+from core.names import check_name
 
 from .loop import TRACE_LEVELS, AskRequest
 
@@ -27,6 +29,63 @@ class Limits:
     max_top_k: int = 50
     max_retries: int = 5
     max_body_bytes: int = 64 * 1024
+    body_timeout_seconds: int = 10
+
+
+MAX_JSON_DEPTH = 16
+SURROGATE = re.compile("[\ud800-\udfff]")
+# YYYY-MM-DD, optionally a time (T or space), seconds, fraction and offset: what ISO 8601 callers send
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?)?\Z")
+
+
+def check_json_value(value: Any) -> None:
+    """Refuse a decoded body that nests deeper than MAX_JSON_DEPTH or holds a lone surrogate.
+
+    Lone surrogates ("\\ud800") are valid JSON escapes but not text: they cannot be encoded
+    as UTF-8, so they would fail later in a log line, a tokenizer or the error handler
+    itself. Walks iteratively; the error names the field ("filters.source[0]").
+    """
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            field = where.split(".")[0].split("[")[0] or "body"
+            raise RequestError(f"'{field}' nests more than {MAX_JSON_DEPTH} levels deep; send a flat value",
+                               field=field)
+        if isinstance(item, str):
+            if SURROGATE.search(item):
+                raise RequestError(f"'{where or 'body'}' holds a lone UTF-16 surrogate (e.g. \\ud800), which is not "
+                                   "text; send valid Unicode", field=where or "body")
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                name = key if not SURROGATE.search(key) else ascii(key)
+                if name is not key:
+                    raise RequestError(f"a field name holds a lone UTF-16 surrogate: {name}; send valid Unicode",
+                                       field="body")
+                stack.append((child, f"{where}.{key}" if where else key, depth + 1))
+        elif isinstance(item, list):
+            for index, child in enumerate(item):
+                stack.append((child, f"{where}[{index}]", depth + 1))
+
+
+def parse_iso_date(value: Any, field: str) -> dt.date:
+    """The date of an ISO 8601 date or date-time string; RequestError for anything else.
+
+    Accepts "2025-07-10", "2025-07-10T08:30:00Z", "2025-07-10 08:30+02:00"; refuses trailing
+    text, impossible times and the basic form "20250710" (never truncated to fit).
+    """
+    if not isinstance(value, str):
+        raise _type_error(field, "an ISO date string (YYYY-MM-DD)", value)
+    try:
+        if not ISO_DATE.match(value):
+            raise ValueError
+        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00")) if len(value) > 10 else \
+            dt.date.fromisoformat(value)
+    except ValueError:
+        shown = ascii(value[:40]) + ("..." if len(value) > 40 else "")
+        raise RequestError(f"'{field}' is not an ISO date: {shown} (use YYYY-MM-DD, or an ISO date-time such as "
+                           "2025-07-10T08:30:00Z)", field=field) from None
+    return parsed.date() if isinstance(parsed, dt.datetime) else parsed
 
 
 def _type_error(field: str, expected: str, value: Any) -> RequestError:
@@ -40,17 +99,13 @@ def _int(body: dict, field: str, low: int, high: int) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise _type_error(field, "an integer", value)
     if not low <= value <= high:
-        raise RequestError(f"'{field}' must be between {low} and {high}, got {value}", field=field)
+        shown = str(value) if abs(value) < 10 ** 12 else f"a {len(str(abs(value)))}-digit number"
+        raise RequestError(f"'{field}' must be between {low} and {high}, got {shown}", field=field)
     return value
 
 
 def _date(value: Any, field: str) -> dt.date:
-    if not isinstance(value, str):
-        raise _type_error(field, "an ISO date string (YYYY-MM-DD)", value)
-    try:
-        return dt.date.fromisoformat(value[:10])
-    except ValueError:
-        raise RequestError(f"'{field}' is not an ISO date: {value!r} (use YYYY-MM-DD)", field=field) from None
+    return parse_iso_date(value, field)
 
 
 def _filters(value: Any) -> dict[str, Any] | None:
@@ -62,9 +117,10 @@ def _filters(value: Any) -> dict[str, Any] | None:
     if unknown:
         raise RequestError(f"unknown filter(s) {', '.join(unknown)}; allowed: {', '.join(FILTER_FIELDS)}",
                            field=f"filters.{unknown[0]}")
+    value = dict(value)
     for key in ("time_start", "time_end"):
         if value.get(key) is not None:
-            _date(value[key], f"filters.{key}")
+            value[key] = _date(value[key], f"filters.{key}").isoformat()
     for key in ("status", "doc_type", "source", "exclude_status"):
         item = value.get(key)
         if item is None or isinstance(item, str):
@@ -81,6 +137,7 @@ def parse_ask_request(body: Any, limits: Limits = Limits()) -> AskRequest:
     """An AskRequest from a decoded JSON body; RequestError names the first bad field."""
     if not isinstance(body, dict):
         raise RequestError(f"the request body must be a JSON object, got {type(body).__name__}", field="body")
+    check_json_value(body)
     unknown = sorted(set(body) - set(FIELDS))
     if unknown:
         raise RequestError(f"unknown field(s) {', '.join(unknown)}; allowed: {', '.join(FIELDS)}", field=unknown[0])
@@ -99,6 +156,8 @@ def parse_ask_request(body: Any, limits: Limits = Limits()) -> AskRequest:
         kb = [kb]
     if kb is not None and (not isinstance(kb, list) or not kb or not all(isinstance(k, str) for k in kb)):
         raise _type_error("kb", "a knowledge base name or a non-empty list of names", kb)
+    for index, name in enumerate(kb or []):
+        check_name(name, "knowledge base name", field="kb" if len(kb) == 1 else f"kb[{index}]")
     now = _date(body["now"], "now") if body.get("now") is not None else None
     trace = body.get("trace", "full")
     if trace not in TRACE_LEVELS:

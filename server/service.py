@@ -27,7 +27,9 @@ from orchestration.router.config import RouterConfig, load_router_config
 from core.errors import ConfigError, SightlineError
 
 from . import metrics
+from .callers import Caller, CallerResolver
 from .errors import NotReady
+from .keys import KeyStore, keys_path
 from .reload import RouterWatcher
 from .settings import ServiceSettings
 
@@ -102,10 +104,33 @@ class Service:
         self._load_lock = threading.Lock()
         self._worker_pid: int | None = None
         self.admin_token = os.environ.get("SIGHTLINE_ADMIN_TOKEN") or None
+        self.state_dir = _state_dir()
+        self.keys = KeyStore(keys_path(), settings.router_reload_seconds)
+        self.resolver = CallerResolver(settings.access, self.keys)
+        self.keys_error: str | None = None
+        self._load_keys()
+        _log_access_settings(settings, self.keys)
         if loop is not None:
             self._attach(loop, loop.router_config, _read_text(settings.router_path, loop.router_config.version))
         else:
             self.load()
+
+    # --- callers -----------------------------------------------------------------------
+
+    def _load_keys(self) -> None:
+        """Read the API key file; an invalid file at start accepts no key and makes /readyz say why."""
+        try:
+            self.keys.load()
+            self.keys_error = None
+        except ConfigError as exc:
+            self.keys_error = exc.message
+            self.keys.last_error = exc.message
+            log.error("API key file refused at start: no key is accepted until it is fixed",
+                      extra={"event": "startup", "reason": exc.message})
+
+    def resolve_caller(self, headers) -> Caller:
+        """The caller of a request (server.callers); Unauthenticated (401) when refused."""
+        return self.resolver.resolve(headers)
 
     # --- loading -----------------------------------------------------------------------
 
@@ -144,13 +169,29 @@ class Service:
         self.router_text = text
         self.loaded_at = _now()
         self.watcher = RouterWatcher(self.settings.router_path, list(loop.retriever.knowledge_bases),
-                                     self._apply, self.lock, config, self.settings.router_reload_seconds)
+                                     self._apply, self.lock, config, self.settings.router_reload_seconds,
+                                     snapshot=self.state_dir / "router.good.yaml")
+        if text:
+            self.watcher.publish(text)
 
     def _apply(self, config: RouterConfig) -> None:
         """Swap a validated config into the loop (called by the watcher under the loop lock)."""
         self.loop.set_router_config(config)
-        self.router_text = _read_text(self.settings.router_path, config.version)
+        self.router_text = (_read_text(self.settings.router_path, config.version)
+                            or _text_if_version(self.watcher.snapshot_text() if self.watcher else "", config.version))
         self.loaded_at = _now()
+
+    def before_fork(self) -> None:
+        """In the gunicorn master before it forks a worker: take up the service's last good config.
+
+        A worker inherits the master's state, so the master adopts what the workers accepted
+        since it loaded (never the file itself: a bad file on disk must not reach a new worker).
+        """
+        if self.watcher is not None:
+            try:
+                self.watcher.adopt_snapshot()
+            except Exception:  # noqa: BLE001 - the master must keep forking whatever happens here
+                log.exception("master could not adopt the router snapshot")
 
     def worker_started(self) -> None:
         """Once per process after fork: zero the counters' label sets, set gauges, start the watcher."""
@@ -187,11 +228,17 @@ class Service:
             return False, {"ready": False, "reason": exc.message, "checks": {"loop": "not loaded"}}
         kbs = {name: kb.ready for name, kb in self.loop.retriever.knowledge_bases.items()}
         embedder = getattr(self.loop.retriever.embedder, "_model", True) is not None
+        self.keys.maybe_reload()
         checks = {"knowledge_bases": kbs, "embedder": embedder,
-                  "router": {"version": self.watcher.current.version, "file_error": self.watcher.last_error}}
+                  "router": {"version": self.watcher.current.version, "file_error": self.watcher.last_error},
+                  "api_keys": {"keys": len(self.keys.names), "file_error": self.keys.last_error}}
         missing = [f"knowledge base '{n}' is not loaded" for n, ok in kbs.items() if not ok]
         if not embedder:
             missing.append("the embedding model is not loaded")
+        if self.keys_error and self.keys.last_error:  # invalid since start: no last good keys exist
+            missing.append(f"the API key file is invalid, no key is accepted: {self.keys.last_error}")
+        elif self.keys_error:
+            self.keys_error = None
         reason = "; ".join(missing) or None
         return reason is None, {"ready": reason is None, "reason": reason, "checks": checks}
 
@@ -201,6 +248,40 @@ class Service:
         return {"version": config.version, "file": str(self.settings.router_path), "worker": os.getpid(),
                 "loaded_at": self.loaded_at, "last_error": self.watcher.last_error,
                 "rules": [r.name for r in config.rules], "yaml": self.router_text}
+
+
+def _log_access_settings(settings: ServiceSettings, keys: KeyStore) -> None:
+    """Say at start who can see what; unrestricted access is a warning, never silent."""
+    access = settings.access
+    extra = {"event": "access", "anonymous": access.anonymous, "unrestricted_access": access.unrestricted_access,
+             "gateway_header": access.gateway_groups_header, "api_keys": len(keys.names),
+             "api_keys_file": str(keys.path)}
+    if access.unrestricted_access:
+        log.warning("unrestricted_access is on: EVERY caller sees EVERY document, ACL groups are ignored",
+                    extra=extra)
+    else:
+        log.info("access control on: keyless callers %s; documents with ACL groups only reach keys or gateway "
+                 "users in those groups" % ("see public documents only" if access.anonymous else "are refused (401)"),
+                 extra=extra)
+
+
+def _state_dir() -> Path:
+    """A private directory for state this service's processes share (the last good router config).
+
+    Made in the master before fork (workers inherit the path) and removed when the master exits.
+    """
+    import atexit
+    import shutil
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix="sightline-state-"))
+    owner = os.getpid()
+    atexit.register(lambda: shutil.rmtree(path, ignore_errors=True) if os.getpid() == owner else None)
+    return path
+
+
+def _text_if_version(text: str, version: str) -> str:
+    return text if text and hashlib.sha256(text.encode("utf-8")).hexdigest()[:12] == version else ""
 
 
 def _now() -> str:

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
+
 
 from orchestration import paths
 from core.errors import ConfigError
+from core.yamlconfig import parse_yaml
 
 from .schemas import Limits
 
@@ -27,11 +28,13 @@ ENV = {
     "SIGHTLINE_HOST": "host",
     "SIGHTLINE_PORT": "port",
     "SIGHTLINE_WORKERS": "workers",
+    "SIGHTLINE_THREADS": "threads",
     "SIGHTLINE_TIMEOUT": "timeout",
     "SIGHTLINE_KBS": "knowledge_bases",
     "SIGHTLINE_RELOAD_SECONDS": "router_reload_seconds",
     "SIGHTLINE_LOG_LEVEL": "log_level",
     "SIGHTLINE_USE_NER": "use_ner",
+    "SIGHTLINE_ANONYMOUS": "anonymous",
 }
 _LIMIT_KEYS = tuple(f.name for f in fields(Limits))
 MAX_DEFAULT_WORKERS = 4
@@ -55,6 +58,8 @@ class ServiceSettings:
     Attributes:
         host, port: where gunicorn listens.
         workers: gunicorn worker processes (None: one per core, at most 4).
+        threads: connection threads per worker (gthread); the answer loop itself runs one
+            request at a time per worker, the other threads read and write slow connections.
         timeout: seconds a worker may spend on one request before gunicorn restarts it.
         graceful_timeout: seconds workers get to finish requests on shutdown or reload.
         knowledge_bases: names to serve (None: every one in knowledge_bases.yaml).
@@ -64,12 +69,19 @@ class ServiceSettings:
         log_level: the level of the JSON application log.
         metrics_dir: PROMETHEUS_MULTIPROC_DIR when the start command sets none.
         router_file: the router config to serve and watch (None: router.yaml in the config dir).
+        anonymous: keyless /rag and /kb calls allowed (they see public documents only);
+            False makes them 401.
+        unrestricted_access: every caller sees every document, ACL ignored. Never a default:
+            for a single-tenant deployment, and logged as a warning at start.
+        gateway: a trusted gateway's headers ({groups_header, user_header}); None: off. Turn it
+            on only when the service is reachable solely through that gateway.
         source: the file the settings came from (None: built-in defaults).
     """
 
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int | None = None
+    threads: int = 4
     timeout: int = 60
     graceful_timeout: int = 30
     knowledge_bases: tuple[str, ...] | None = None
@@ -79,6 +91,9 @@ class ServiceSettings:
     log_level: str = "info"
     metrics_dir: str = "var/prometheus"
     router_file: str | None = None
+    anonymous: bool = True
+    unrestricted_access: bool = False
+    gateway: dict | None = None
     source: str | None = None
 
     @property
@@ -100,6 +115,16 @@ class ServiceSettings:
         body["workers"] = self.worker_count
         return body
 
+    @property
+    def access(self):
+        """The access settings the caller resolver uses (server.callers.AccessSettings)."""
+        from .callers import AccessSettings
+
+        gateway = self.gateway or {}
+        return AccessSettings(anonymous=self.anonymous, unrestricted_access=self.unrestricted_access,
+                              gateway_groups_header=gateway.get("groups_header"),
+                              gateway_user_header=gateway.get("user_header"))
+
 
 def _fail(source: str, key: str, message: str) -> ConfigError:
     return ConfigError(f"{source}: {key}: {message}", field=key)
@@ -107,7 +132,7 @@ def _fail(source: str, key: str, message: str) -> ConfigError:
 
 def _coerce(source: str, key: str, value: Any) -> Any:
     """A raw value (YAML or an env string) as the type of the settings field `key`."""
-    if key in ("port", "workers", "timeout", "graceful_timeout"):
+    if key in ("port", "workers", "threads", "timeout", "graceful_timeout"):
         if value is None and key == "workers":
             return None
         try:
@@ -122,10 +147,12 @@ def _coerce(source: str, key: str, value: Any) -> Any:
             number = float(value)
         except (TypeError, ValueError):
             raise _fail(source, key, f"must be a number of seconds, got {value!r}") from None
-        if number < 0:
-            raise _fail(source, key, f"must be 0 or more, got {number}")
+        if not 0 <= number < float("inf"):
+            raise _fail(source, key, f"must be a finite number of seconds, 0 or more; got {value!r}")
         return number
-    if key == "use_ner":
+    if key == "gateway":
+        return _gateway(source, value)
+    if key in ("use_ner", "anonymous", "unrestricted_access"):
         if isinstance(value, bool):
             return value
         text = str(value).strip().lower()
@@ -145,6 +172,29 @@ def _coerce(source: str, key: str, value: Any) -> Any:
             raise _fail(source, key, f"must be one of debug, info, warning, error; got {value!r}")
         return level
     return str(value)
+
+
+GATEWAY_KEYS = ("groups_header", "user_header")
+HEADER_NAME = __import__("re").compile(r"^[A-Za-z0-9-]{1,64}$")
+
+
+def _gateway(source: str, data: Any) -> dict | None:
+    """The trusted gateway headers, {groups_header, user_header?}, or None when off."""
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise _fail(source, "gateway", "must be a mapping with groups_header (and optionally user_header), or null")
+    unknown = sorted(set(data) - set(GATEWAY_KEYS))
+    if unknown:
+        raise _fail(source, f"gateway.{unknown[0]}", f"unknown key; allowed: {', '.join(GATEWAY_KEYS)}")
+    if not data.get("groups_header"):
+        raise _fail(source, "gateway.groups_header", "is required when gateway is set (e.g. X-Sightline-Groups)")
+    for key, value in data.items():
+        if value is not None and (not isinstance(value, str) or not HEADER_NAME.match(value)):
+            raise _fail(source, f"gateway.{key}", f"must be an HTTP header name, got {value!r}")
+    if str(data["groups_header"]).lower() == "authorization":
+        raise _fail(source, "gateway.groups_header", "cannot be Authorization (that header carries API keys)")
+    return {k: data.get(k) for k in GATEWAY_KEYS}
 
 
 def _limits(source: str, data: Any) -> Limits:
@@ -194,10 +244,7 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
     allowed = [f.name for f in fields(ServiceSettings) if f.name != "source"]
     if path.exists():
         source = str(path)
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{source}: not valid YAML ({exc})", field=source) from exc
+        data = parse_yaml(path.read_bytes(), source) or {}
         if not isinstance(data, dict):
             raise ConfigError(f"{source}: must be a mapping of settings", field=source)
         unknown = sorted(set(data) - set(allowed))

@@ -11,9 +11,11 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
+
 
 from core.errors import ConfigError, UnknownKnowledgeBase
+from core.names import NAME_RULE, check_name, is_valid_name
+from core.yamlconfig import parse_yaml
 
 from .. import paths
 from ..retrieval.dense import DenseParams
@@ -69,8 +71,9 @@ class KBConfig:
         return replace(self, knowledge_bases={name: self.get(name)})
 
     def kb_dir(self, name: str) -> Path:
-        """The directory holding builds of a knowledge base."""
-        return self.data_dir / "kb" / name
+        """The directory holding builds of a knowledge base (RequestError for a name that is not
+        letters, digits, '-' or '_': a name never escapes the data directory)."""
+        return self.data_dir / "kb" / check_name(name, "knowledge base name", field="kb")
 
 
 def _fail(where: str, message: str) -> ConfigError:
@@ -157,8 +160,8 @@ def parse_kb_config(data: Any, source: str = "knowledge_bases.yaml", base_dir: P
         raise _fail(source, "'knowledge_bases' must map at least one name to its settings")
     kbs = {}
     for name, body in kbs_raw.items():
-        if not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum():
-            raise _fail(source, f"knowledge base name {name!r} must be letters, digits, '-' or '_'")
+        if not is_valid_name(name):
+            raise _fail(source, f"knowledge base name {ascii(name)} must be {NAME_RULE}")
         kbs[name] = _kb(f"{source}: knowledge_bases.{name}", name, body or {}, defaults, base_dir)
     root = data_dir or (paths.resolve(data["data_dir"]) if data.get("data_dir") else paths.data_dir())
     return KBConfig(data_dir=root, embedder=str(embedder.get("name", "minilm")),
@@ -169,11 +172,10 @@ def load_kb_config(path: Path | None = None) -> KBConfig:
     """Load and validate config/knowledge_bases.yaml (or `path`)."""
     path = path or paths.config_dir() / "knowledge_bases.yaml"
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})", field=str(path)) from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML ({exc})", field=str(path)) from exc
+    data = parse_yaml(raw, str(path))
     env_dir = paths.data_dir() if os.environ.get("SIGHTLINE_DATA_DIR") else None
     config = parse_kb_config(data, source=str(path), data_dir=env_dir)
     return replace(config, source=path)

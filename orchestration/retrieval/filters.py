@@ -195,6 +195,27 @@ class FilterColumns:
         """The distinct values of a categorical field as first written (e.g. "TechCrunch")."""
         return list(self.display.get(name, self.vocab[name]))
 
+    def public_values(self, name: str) -> list[str]:
+        """The distinct values of a categorical field on public rows only (no ACL groups).
+
+        What may be shared with every caller, e.g. the source names Perception recognises:
+        a source that only restricted documents carry must not show in anyone's parse.
+        """
+        public = self.acl_mask(())
+        codes = np.unique(np.asarray(self.codes[name])[public])
+        shown = self.display.get(name, self.vocab[name])
+        return [shown[int(c)] for c in codes if c >= 0]
+
+    def visible_counts(self, groups: Sequence[str] | None, chunk_ids: Sequence[str]) -> tuple[int, int]:
+        """(chunks, documents) a caller with `groups` may see; None counts everything.
+
+        Documents are counted by chunk id prefix (`<doc id>#<n>`).
+        """
+        mask = self.acl_mask(groups)
+        rows = range(len(chunk_ids)) if mask is None else np.flatnonzero(mask).tolist()
+        documents = {chunk_ids[r].rsplit("#", 1)[0] for r in rows}
+        return len(rows), len(documents)
+
     # --- evaluation --------------------------------------------------------------------
 
     def acl_mask(self, groups: Sequence[str] | None) -> np.ndarray | None:

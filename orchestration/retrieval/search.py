@@ -102,7 +102,7 @@ class Retriever:
         return kb
 
     def run(self, requests: Sequence[SearchRequest], trace: Trace, now: dt.date | None = None,
-            acl_groups: Sequence[str] | None = None, apply_credibility: bool = True
+            acl_groups: Sequence[str] | None = (), apply_credibility: bool = True
             ) -> list[list[ScoredChunk]]:
         """Results of each request, best first, at most top_k each.
 
@@ -110,7 +110,8 @@ class Retriever:
             requests: the searches; vector queries of all of them are embedded in one call.
             trace: receives one operation per arm, fusion and credibility step.
             now: the date recency is measured against (default: today, UTC).
-            acl_groups: the caller's groups; None disables ACL checks (operator tools).
+            acl_groups: the caller's groups (default none: public documents only); None, given
+                explicitly, disables ACL checks (an unrestricted caller or operator tool).
             apply_credibility: multiply fused scores by the credibility factor.
         """
         now = now or dt.datetime.now(dt.timezone.utc).date()

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-import yaml
+
 
 from core.errors import ConfigError
+from core.yamlconfig import parse_yaml
 from perception.types import DOC_TYPE_VALUES, ENTITY_LABELS, STATUS_VALUES
 
 from .. import paths
@@ -399,10 +400,7 @@ def load_router_config(path: Path | None = None, known_kbs: Sequence[str] | None
         raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{shown}: cannot read the router config ({exc.strerror})", field=shown) from exc
-    try:
-        data = yaml.safe_load(raw.decode("utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{shown}: not valid YAML ({exc})", field=shown) from exc
+    data = parse_yaml(raw, shown)
     if known_kbs is None:
         from ..kb.config import load_kb_config
         known_kbs = list(load_kb_config().knowledge_bases)

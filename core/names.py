@@ -1,0 +1,38 @@
+"""Names that become paths or labels: knowledge bases, API key names, ACL groups.
+
+A knowledge base name is a directory under the data directory and a metrics label, so it is
+letters, digits, '-' and '_' only (`ingest --kb "bad name/.."` once wrote outside the KB
+folder). One check, used by the CLI, the config loaders and every API.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import RequestError
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+NAME_RULE = "1-64 letters, digits, '-' or '_'"
+
+
+def is_valid_name(name: object) -> bool:
+    """True when `name` is a string of 1-64 letters, digits, '-' or '_'."""
+    return isinstance(name, str) and NAME_PATTERN.match(name) is not None
+
+
+def check_name(name: object, what: str, field: str | None = None,
+               error: type[Exception] = RequestError) -> str:
+    """`name` itself when valid; else `error` saying what a valid name looks like.
+
+    Args:
+        name: the value to check.
+        what: what the name names, for the message ("knowledge base name").
+        field: the field reported with the error.
+        error: the SightlineError subclass to raise (RequestError for callers, ConfigError for files).
+    """
+    if is_valid_name(name):
+        return name  # type: ignore[return-value]
+    shown = ascii(name) if isinstance(name, str) else type(name).__name__
+    if isinstance(name, str) and len(name) > 80:
+        shown = ascii(name[:80]) + "..."
+    raise error(f"{what} {shown} is not valid: use {NAME_RULE}", field=field)  # type: ignore[call-arg]
