@@ -51,8 +51,11 @@ def read_body(limit: int, timeout: float = 10.0) -> bytes:
     sock = request.environ.get("gunicorn.socket")
     if sock is not None:
         sock.settimeout(timeout)
+    # werkzeug's stream stops quietly at MAX_CONTENT_LENGTH when no length is declared, so a
+    # chunked body is read from the server's own input (gunicorn decodes the chunks)
+    stream = request.stream if request.content_length is not None else request.environ["wsgi.input"]
     try:
-        raw = request.stream.read(limit + 1)
+        raw = stream.read(limit + 1)
     except (TimeoutError, OSError) as exc:
         raise RequestTimeout(f"the request body did not arrive within {timeout:g} s "
                              f"({type(exc).__name__}); send it whole", field="body") from None
