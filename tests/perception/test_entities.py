@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -75,19 +74,12 @@ def test_spans_point_at_the_text(rules):
         assert text[e.span[0]:e.span[1]] == e.text
 
 
-def test_extract_entities_is_fast_and_model_free():
+def test_extract_entities_finds_codes_and_models_without_the_model():
+    """Speed is measured in benchmarks/perception_latency.py (`extract_entities_200_words`), not here."""
     chunk = ("The A320neo fleet uses LEAP-1A engines; error code E4027 is raised when the fuel efficiency "
              "monitor sees a 'sensor drift' on the B737 test rig. ") * 8   # about 200 words
-    extract_entities(chunk)
-    runs, batches = 100, []
-    for _ in range(3):   # best of three batches: the machine may be shared
-        started = time.perf_counter()
-        for _ in range(runs):
-            entities = extract_entities(chunk)
-        batches.append((time.perf_counter() - started) / runs * 1000)
-    per_call_ms = min(batches)
+    entities = extract_entities(chunk)
     assert {"A320NEO", "LEAP-1A", "E4027", "B737"} <= {e.normalized for e in entities}
-    assert per_call_ms < 1.0, per_call_ms
 
 
 # --- product / model names (entities.models) ---------------------------------------------------
