@@ -9,7 +9,6 @@ back as `{"error": {"code", "message", "field"?}}` (server/errors.py).
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import os
@@ -51,9 +50,10 @@ def read_body(limit: int, timeout: float = 10.0) -> bytes:
     sock = request.environ.get("gunicorn.socket")
     if sock is not None:
         sock.settimeout(timeout)
-    # werkzeug's stream stops quietly at MAX_CONTENT_LENGTH when no length is declared, so a
-    # chunked body is read from the server's own input (gunicorn decodes the chunks)
-    stream = request.stream if request.content_length is not None else request.environ["wsgi.input"]
+    # werkzeug's stream stops quietly at MAX_CONTENT_LENGTH when no length is declared and turns
+    # a read timeout into a generic 400, so the body is read from the server's own input
+    # (gunicorn decodes chunks and stops at a declared Content-Length)
+    stream = request.environ["wsgi.input"]
     try:
         raw = stream.read(limit + 1)
     except (TimeoutError, OSError) as exc:
@@ -64,6 +64,9 @@ def read_body(limit: int, timeout: float = 10.0) -> bytes:
             sock.settimeout(None)
     if len(raw) > limit:
         raise PayloadTooLarge(f"the request body is larger than the limit of {limit} bytes", field="body")
+    if request.content_length is not None and len(raw) < request.content_length:
+        raise RequestTimeout(f"the request body ended after {len(raw)} of the {request.content_length} bytes "
+                             "its Content-Length announced; send it whole", field="body")
     return raw
 
 
@@ -91,14 +94,17 @@ def describe_for(kb: Any, caller: Caller) -> dict[str, Any]:
     """What GET /kb shows one caller about a knowledge base: counts of what it may see only."""
     body = kb.describe()
     if kb.ready:
-        body["chunks"], body["documents"] = _visible_counts(kb, kb.build_dir, caller.acl_groups)
+        key = (kb.name, str(kb.build_dir), caller.acl_groups)
+        if key not in _COUNTS:
+            if len(_COUNTS) > 256:
+                _COUNTS.clear()
+            _COUNTS[key] = kb.columns.visible_counts(caller.acl_groups, kb.chunk_ids)
+        body["chunks"], body["documents"] = _COUNTS[key]
     return body
 
 
-@functools.lru_cache(maxsize=256)
-def _visible_counts(kb: Any, _build: Any, groups: tuple[str, ...] | None) -> tuple[int, int]:
-    """(chunks, documents) of one build a caller with `groups` may see (cached: counts only)."""
-    return kb.columns.visible_counts(groups, kb.chunk_ids)
+# (kb, build, caller groups) -> (chunks, documents) that caller may see: counts only, never ids
+_COUNTS: dict[tuple, tuple[int, int]] = {}
 
 
 def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Flask:

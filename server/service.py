@@ -27,6 +27,7 @@ from orchestration.router.config import RouterConfig, load_router_config
 from core.errors import ConfigError, SightlineError
 
 from . import metrics
+from .builds import BuildWatcher
 from .callers import Caller, CallerResolver
 from .errors import NotReady
 from .keys import KeyStore, keys_path
@@ -173,6 +174,15 @@ class Service:
                                      snapshot=self.state_dir / "router.good.yaml")
         if text:
             self.watcher.publish(text)
+        self.builds = BuildWatcher(loop.retriever, self.lock, self._refresh_sources, self.settings.router_reload_seconds)
+
+    def _refresh_sources(self) -> None:
+        """After a build switch: Perception recognises the sources the new builds' public documents name."""
+        sources = set()
+        for kb in self.loop.retriever.knowledge_bases.values():
+            if kb.ready:
+                sources.update(kb.columns.public_values("source"))
+        self.loop.perception.set_known_sources(sorted(sources))
 
     def _apply(self, config: RouterConfig) -> None:
         """Swap a validated config into the loop (called by the watcher under the loop lock)."""
@@ -190,8 +200,9 @@ class Service:
         if self.watcher is not None:
             try:
                 self.watcher.adopt_snapshot()
+                self.builds.check()
             except Exception:  # noqa: BLE001 - the master must keep forking whatever happens here
-                log.exception("master could not adopt the router snapshot")
+                log.exception("master could not adopt the router snapshot or a new build")
 
     def worker_started(self) -> None:
         """Once per process after fork: zero the counters' label sets, set gauges, start the watcher."""
@@ -203,8 +214,13 @@ class Service:
         kbs = self.loop.retriever.knowledge_bases
         metrics.initialise({name: kb.describe().get("chunks") for name, kb in kbs.items()},
                            self.watcher.current.version, kbs)
-        self.watcher.check()  # a worker forked long after the master loaded must not serve a stale file
-        self.watcher.start()
+        for check in (self.watcher.check, self.builds.check):  # a late fork must not serve stale state
+            try:
+                check()
+            except Exception:  # noqa: BLE001 - a worker must boot whatever a check raises
+                log.exception("start-up check failed; serving the state inherited from the master",
+                              extra={"event": "worker_start"})
+        self._start_watch_thread()
 
     def require_ready(self) -> Any:
         """The AnswerLoop, or NotReady with the reason (retrying a failed load now and then)."""
@@ -216,7 +232,25 @@ class Service:
             reason = self.error.message if self.error else "still loading"
             raise NotReady(f"not ready: {reason}", field=self.error.field if self.error else None)
         self.watcher.maybe_check()
+        self.builds.maybe_check()
         return self.loop
+
+    def _start_watch_thread(self) -> None:
+        """One daemon thread per process polling router.yaml and the KB builds (threads do not survive fork)."""
+        interval = self.settings.router_reload_seconds
+        if interval <= 0:
+            return
+
+        def watch() -> None:
+            while True:
+                time.sleep(interval)
+                for check in (self.watcher.check, self.builds.check):
+                    try:
+                        check()
+                    except Exception:  # noqa: BLE001 - the watcher must outlive any one bad check
+                        log.exception("watch check failed", extra={"event": "watch"})
+
+        threading.Thread(target=watch, name="sightline-watch", daemon=True).start()
 
     # --- readiness ---------------------------------------------------------------------
 
@@ -226,11 +260,16 @@ class Service:
             self.require_ready()
         except NotReady as exc:
             return False, {"ready": False, "reason": exc.message, "checks": {"loop": "not loaded"}}
-        kbs = {name: kb.ready for name, kb in self.loop.retriever.knowledge_bases.items()}
+        # a build directory deleted under a live process (by hand: pruning never does) is not ready
+        kbs = {name: kb.ready and kb.build_dir is not None and kb.build_dir.is_dir()
+               for name, kb in self.loop.retriever.knowledge_bases.items()}
+        builds = {name: {"build": kb.describe().get("build_id"), "refused_build": self.builds.refused.get(name)}
+                  for name, kb in self.loop.retriever.knowledge_bases.items()}
         embedder = getattr(self.loop.retriever.embedder, "_model", True) is not None
         self.keys.maybe_reload()
         checks = {"knowledge_bases": kbs, "embedder": embedder,
                   "router": {"version": self.watcher.current.version, "file_error": self.watcher.last_error},
+                  "builds": builds,
                   "api_keys": {"keys": len(self.keys.names), "file_error": self.keys.last_error}}
         missing = [f"knowledge base '{n}' is not loaded" for n, ok in kbs.items() if not ok]
         if not embedder:

@@ -118,3 +118,27 @@ def test_paths_in_not_ready_errors_are_shown_to_the_admin_only(demo_kbs, tmp_pat
         assert str(tmp_path / "no-data") in json.dumps(admin_view)
     finally:
         live.stop()
+
+
+def test_stalled_clients_do_not_stop_the_service_and_get_408(secured):
+    """Clients that send headers and never finish the body held both sync workers for 60 s."""
+    import socket
+    import time
+
+    parts = urlsplit(secured.live.url)
+    stalled = []
+    for _ in range(3):  # more stalled clients than workers
+        sock = socket.create_connection((parts.hostname, parts.port), timeout=30)
+        sock.sendall(b"POST /rag HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 500\r\n\r\n{\"query\": ")
+        stalled.append(sock)
+    try:
+        time.sleep(0.5)
+        status, _h, body = secured.live.request("POST", "/rag", {"query": "What triggers error code E4027?",
+                                                                 "now": "2025-07-01", "trace": "none"}, timeout=8)
+        assert status == 200, body
+        replies = [sock.recv(4096).decode("utf-8", "replace") for sock in stalled]
+        assert all(reply.startswith("HTTP/1.1 408") and "request_timeout" in reply for reply in replies), replies
+    finally:
+        for sock in stalled:
+            sock.close()
