@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.names import NAME_PATTERN, NAME_RULE
+
 from .loop import STAGES, TRACE_LEVELS
 from .metrics import REQUEST_STATUSES
 from .schemas import FILTER_FIELDS, Limits
@@ -19,6 +21,9 @@ NUM = {"type": "number"}
 BOOL = {"type": "boolean"}
 OBJ = {"type": "object"}
 NSTR = {"type": ["string", "null"]}
+NINT = {"type": ["integer", "null"]}
+NULL = {"type": "null"}
+KB_NAME = {**STR, "pattern": NAME_PATTERN.pattern, "description": f"A knowledge base name: {NAME_RULE}."}
 
 
 def _arr(items: dict) -> dict:
@@ -42,22 +47,24 @@ def _error_response(description: str) -> dict:
 
 
 def _schemas(limits: Limits) -> dict[str, Any]:
-    strings = {"oneOf": [STR, _arr(STR)]}
-    filters = _obj({"time_start": {**STR, "format": "date"}, "time_end": {**STR, "format": "date"},
+    # null is accepted wherever the server treats it as "not given" (every optional field but trace)
+    strings = {"oneOf": [STR, _arr(STR), NULL]}
+    filters = _obj({"time_start": {**NSTR, "format": "date"}, "time_end": {**NSTR, "format": "date"},
                     "status": strings, "doc_type": strings, "source": strings, "exclude_status": strings,
                     "keep_undated": BOOL}, required=[], extra=False,
                    description="Filters applied inside retrieval on top of the router's.")
+    filters["type"] = ["object", "null"]
     assert set(filters["properties"]) == set(FILTER_FIELDS)
     rag_request = _obj({
-        "query": {**STR, "minLength": 1, "maxLength": limits.max_query_chars,
-                  "description": "The question (English or Chinese)."},
-        "kb": {"oneOf": [STR, {**_arr(STR), "minItems": 1}],
+        "query": {**STR, "minLength": 1, "maxLength": limits.max_query_chars, "pattern": r"\S",
+                  "description": "The question (English or Chinese); not only whitespace."},
+        "kb": {"oneOf": [KB_NAME, {**_arr(KB_NAME), "minItems": 1}, NULL],
                "description": "Knowledge base name(s) to search; default every served one (GET /kb)."},
-        "now": {**STR, "format": "date", "description": "Resolve relative times and ages against this date "
+        "now": {**NSTR, "format": "date", "description": "Resolve relative times and ages against this date "
                 "(YYYY-MM-DD); default today (UTC)."},
         "filters": filters,
-        "top_k": {**INT, "minimum": 1, "maximum": limits.max_top_k, "description": "Results per retrieval task."},
-        "max_retries": {**INT, "minimum": 0, "maximum": limits.max_retries,
+        "top_k": {**NINT, "minimum": 1, "maximum": limits.max_top_k, "description": "Results per retrieval task."},
+        "max_retries": {**NINT, "minimum": 0, "maximum": limits.max_retries,
                         "description": "Extra attempts after validation issues; default router.yaml limits."},
         "trace": {"enum": list(TRACE_LEVELS), "default": "full",
                   "description": "none: no attempts/operations; summary: operations without params, kept and "
@@ -139,9 +146,9 @@ def build_openapi(limits: Limits = Limits(), version: str = "0.1.0") -> dict[str
         "/rag": {"post": {
             "summary": "Answer a question with cited, validated evidence",
             "operationId": "rag", "security": callers,
-            "parameters": [{"name": "X-Request-ID", "in": "header", "required": False, "schema": {**STR,
-                            "maxLength": 128, "pattern": "^[A-Za-z0-9._:-]+$"},
-                            "description": "Echoed back and used as trace_id; generated when absent or invalid."}],
+            "parameters": [{"name": "X-Request-ID", "in": "header", "required": False, "schema": STR,
+                            "description": "Echoed back and used as trace_id when it is 1-128 of A-Z a-z 0-9 . _ : - "
+                            "(any other value is ignored, never refused); generated when absent or ignored."}],
             "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("RagRequest")}},
                             "description": f"At most {limits.max_body_bytes} bytes."},
             "responses": {
