@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo serve test bench eval lock clean-kb
+.PHONY: setup demo serve test test-fast bench eval lock clean-kb
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -29,6 +29,10 @@ serve: demo
 ## test: the whole test suite (what CI runs).
 test:
 	$(BIN)/python -m pytest -q
+
+## test-fast: the edit-test loop: everything but the tests that start real services (marked slow).
+test-fast:
+	$(BIN)/python -m pytest -q -m "not slow"
 
 bench:
 	$(BIN)/sightline bench
