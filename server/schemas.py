@@ -96,6 +96,8 @@ def _int(body: dict, field: str, low: int, high: int) -> int | None:
     value = body.get(field)
     if value is None:
         return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # JSON (and JSON Schema) do not tell 14 from 14.0
     if isinstance(value, bool) or not isinstance(value, int):
         raise _type_error(field, "an integer", value)
     if not low <= value <= high:
