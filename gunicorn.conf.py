@@ -21,7 +21,7 @@ Values come from config/service.yaml and the SIGHTLINE_* environment variables
   worker accepted (server/reload.py), so a replacement worker never boots from a bad file.
 - metrics: PROMETHEUS_MULTIPROC_DIR must be set before prometheus_client is imported, so it
   is set here (default var/prometheus) if the start command did not; `on_starting` wipes it,
-  `child_exit` marks dead workers.
+  `child_exit` folds a dead worker's counters into an archive file (server/metrics_archive.py).
 - logs: JSON lines on stderr; the access log carries the request id (X-Request-ID).
 """
 
@@ -80,7 +80,10 @@ def post_worker_init(worker):
 
 
 def child_exit(server, worker):
-    """A worker exited: drop its live gauges (its counters keep counting in the totals)."""
+    """A worker exited: drop its live gauges, fold its counters into the archive (totals kept)."""
     from server.metrics import mark_dead
 
-    mark_dead(worker.pid)
+    try:
+        mark_dead(worker.pid)
+    except Exception:  # noqa: BLE001 - the master must outlive a failed merge (the files stay, still counted)
+        server.log.exception(f"sightline: could not archive the metrics of worker {worker.pid}")

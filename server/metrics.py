@@ -3,10 +3,10 @@
 Multiprocess mode, as prometheus-client documents it: the start command sets
 PROMETHEUS_MULTIPROC_DIR before this module is imported (`sightline serve` and
 gunicorn.conf.py both do), gunicorn's `on_starting` wipes it, `child_exit` calls
-`mark_process_dead`, and `/metrics` collects every worker's files into a fresh registry on
-each scrape. Counters and histograms therefore sum over all workers, dead ones included (no
-resets when a worker is replaced); gauges say how they combine (`livemax`: the largest value
-among live workers). Without the variable (tests, `flask run`) the default registry is used.
+`mark_dead` (live gauges dropped, counters and histograms folded into an archive file), and
+`/metrics` collects the files into a fresh registry on each scrape. Counters and histograms
+therefore sum over all workers, dead ones included (no resets when a worker is replaced);
+gauges say how they combine (`livemax`: the largest value among live workers). Without the variable (tests, `flask run`) the default registry is used.
 
 Times are observed in seconds (Prometheus' base unit) with buckets chosen for stages that
 take from a tenth of a millisecond (a BM25 lookup) to seconds (a cold embedder).
@@ -21,6 +21,7 @@ from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry,
                                generate_latest, multiprocess)
 
 from .loop import STAGES
+from .metrics_archive import archive_dead_worker, scrape_lock
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 REQUEST_STATUSES = ("answered", "partial", "insufficient", "rejected", "error")
@@ -127,14 +128,22 @@ def record_answer(body: dict[str, Any], seconds: float) -> None:
 
 def exposition() -> tuple[bytes, str]:
     """The metrics text for a scrape: every worker's values (multiprocess) or this process's."""
-    if os.environ.get(MULTIPROC_ENV):
+    directory = os.environ.get(MULTIPROC_ENV)
+    if directory:
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
-        return generate_latest(registry), CONTENT_TYPE_LATEST
+        with scrape_lock(directory):
+            return generate_latest(registry), CONTENT_TYPE_LATEST
     return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
 
 
 def mark_dead(pid: int) -> None:
-    """Drop a dead worker's live gauges (counters and histograms keep counting its events)."""
-    if os.environ.get(MULTIPROC_ENV):
+    """A worker died: drop its live gauges and fold its counters and histograms into the archive.
+
+    Its events stay in the totals (no counter resets), and its files go, so scrape time does
+    not grow with the number of workers that ever lived (server.metrics_archive).
+    """
+    directory = os.environ.get(MULTIPROC_ENV)
+    if directory:
         multiprocess.mark_process_dead(pid)
+        archive_dead_worker(directory, pid)

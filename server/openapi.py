@@ -13,7 +13,7 @@ from core.names import NAME_PATTERN, NAME_RULE
 
 from .loop import STAGES, TRACE_LEVELS
 from .metrics import REQUEST_STATUSES
-from .schemas import FILTER_FIELDS, Limits
+from .schemas import FILTER_FIELDS, TEXT_CHARACTER, Limits
 
 STR = {"type": "string"}
 INT = {"type": "integer"}
@@ -56,8 +56,9 @@ def _schemas(limits: Limits) -> dict[str, Any]:
     filters["type"] = ["object", "null"]
     assert set(filters["properties"]) == set(FILTER_FIELDS)
     rag_request = _obj({
-        "query": {**STR, "minLength": 1, "maxLength": limits.max_query_chars, "pattern": r"\S",
-                  "description": "The question (English or Chinese); not only whitespace."},
+        "query": {**STR, "minLength": 1, "maxLength": limits.max_query_chars, "pattern": TEXT_CHARACTER,
+                  "description": "The question (English or Chinese); not only whitespace and control "
+                                 "characters."},
         "kb": {"oneOf": [KB_NAME, {**_arr(KB_NAME), "minItems": 1}, NULL],
                "description": "Knowledge base name(s) to search; default every served one (GET /kb)."},
         "now": {**NSTR, "format": "date", "description": "Resolve relative times and ages against this date "
@@ -116,6 +117,8 @@ def _schemas(limits: Limits) -> dict[str, Any]:
                                 extra=False)}, extra=False)
     kb = _obj({"name": STR, "description": STR, "ready": BOOL, "chunks": {"type": ["integer", "null"]},
                "documents": {"type": ["integer", "null"]}, "built_at": NSTR,
+               "build_id": {**NSTR, "description": "The build directory serving (changes when a rebuild is "
+                            "picked up)."},
                "embedder": {"type": ["object", "null"]}, "dense_index": NSTR})
     return {"RagRequest": rag_request, "RagResponse": rag_response, "Citation": citation, "Error": error,
             "KnowledgeBase": kb, "Caller": caller,

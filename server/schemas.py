@@ -17,6 +17,16 @@ from core.names import check_name
 
 from .loop import TRACE_LEVELS, AskRequest
 
+# A character that makes a query non-empty: not whitespace, not a C0/C1 control, not a BOM.
+# The same class is the OpenAPI pattern of `query`, so schema and server agree on "empty".
+TEXT_CHARACTER = r"[^\s\u0000-\u001f\u007f-\u009f\ufeff]"
+_TEXT = re.compile(TEXT_CHARACTER)
+
+
+def has_text(value: str) -> bool:
+    """Whether a string holds at least one character that is not whitespace or a control character."""
+    return _TEXT.search(value) is not None
+
 FIELDS = ("query", "kb", "now", "filters", "top_k", "max_retries", "trace")
 FILTER_FIELDS = ("time_start", "time_end", "status", "doc_type", "source", "exclude_status", "keep_undated")
 
@@ -148,8 +158,9 @@ def parse_ask_request(body: Any, limits: Limits = Limits()) -> AskRequest:
         raise RequestError("'query' is required: the question to answer", field="query")
     if not isinstance(query, str):
         raise _type_error("query", "a string", query)
-    if not query.strip():
-        raise RequestError("'query' is empty: send the question text", field="query")
+    if not has_text(query):
+        raise RequestError("'query' is empty: send the question text (whitespace and control characters "
+                           "alone are not a question)", field="query")
     if len(query) > limits.max_query_chars:
         raise RequestError(f"'query' is {len(query)} characters; the limit is {limits.max_query_chars}",
                            field="query")

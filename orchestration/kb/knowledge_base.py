@@ -1,8 +1,9 @@
 """A built knowledge base opened for serving: store, BM25, dense index and filter columns.
 
 The constructor is cheap; `warm_up()` maps everything read-only. Opening refuses a build
-whose manifest is missing, whose files are missing or truncated, or whose embedder differs
-from the configured one, with a message that says how to rebuild.
+whose manifest is missing, whose files are missing, truncated or fail their checksum, or
+whose embedder differs from the configured one, with a message that names the file and says
+how to rebuild. An open build is held (layout.hold) until `close()`, so no prune deletes it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ..retrieval.dense import DenseIndex
 from ..retrieval.filters import FilterColumns
 from . import layout
 from .config import KBSettings
-from .manifest import read_manifest
+from .manifest import read_manifest, verify
 from .store import ChunkStore
 
 
@@ -36,6 +37,8 @@ class KnowledgeBase:
         self.dense: DenseIndex | None = None
         self.columns: FilterColumns | None = None
         self.chunk_ids: list[str] = []  # row -> chunk id, for traces without a store lookup
+        self._hold: int | None = None  # fd holding the open build against pruning (layout.hold)
+        self._failed: tuple[Path, IndexUnavailable] | None = None  # last build refused, and why
 
     @property
     def rebuild_hint(self) -> str:
@@ -47,7 +50,13 @@ class KnowledgeBase:
         return self.store is not None
 
     def warm_up(self) -> None:
-        """Open the current build; IndexUnavailable names the directory and the fix."""
+        """Open the current build; IndexUnavailable names the directory, the file and the fix.
+
+        Every file's SHA-256 is checked against the manifest first (about 0.6 s per GB of
+        index; the demo KBs take a few ms), so a damaged build is refused instead of served.
+        A failed open is remembered per build: asking again for the same damaged build
+        re-raises without hashing it again, and a new build is tried afresh.
+        """
         if self.ready:
             return
         build = layout.current_build(self.kb_dir)
@@ -57,6 +66,17 @@ class KnowledgeBase:
                 f"`sightline ingest {' '.join(str(p) for p in self.settings.paths) or 'PATH...'} --kb {self.name}`"
                 + (" (or `sightline ingest --demo`)" if self.settings.paths else ""),
                 field=self.name)
+        resolved = build.resolve()
+        if self._failed is not None and self._failed[0] == resolved:
+            raise self._failed[1]
+        try:
+            self._open(build)
+        except IndexUnavailable as exc:
+            self._failed = (resolved, exc)
+            raise
+        self._failed = None
+
+    def _open(self, build: Path) -> None:
         manifest = read_manifest(build, self.rebuild_hint)
         built_with = manifest.get("embedder", {}).get("name")
         if built_with != self.embedder_name:
@@ -64,6 +84,17 @@ class KnowledgeBase:
                 f"knowledge base '{self.name}' was built with embedder '{built_with}' but "
                 f"'{self.embedder_name}' is configured; {self.rebuild_hint}", field=self.name)
         try:
+            hold_fd = layout.hold(build)
+        except OSError as exc:
+            raise IndexUnavailable(f"knowledge base '{self.name}': build {build} cannot be opened ({exc}); "
+                                   f"{self.rebuild_hint}", field=self.name) from exc
+        try:
+            damaged = verify(build, manifest)
+            if damaged:
+                raise IndexUnavailable(
+                    f"knowledge base '{self.name}' at {build} is damaged: {', '.join(damaged)} "
+                    f"{'does' if len(damaged) == 1 else 'do'} not match the manifest's checksum; "
+                    f"{self.rebuild_hint}", field=self.name)
             store = ChunkStore(build / "chunks.sqlite")
             bm25 = BM25Index.load(build / "bm25")
             dense = DenseIndex.load(build / "dense", self.settings.dense)
@@ -72,16 +103,43 @@ class KnowledgeBase:
             if not (bm25.n_docs == dense.size == columns.day.shape[0] == count):
                 raise IndexUnavailable(f"{build}: index sizes disagree (bm25 {bm25.n_docs}, dense {dense.size}, "
                                        f"manifest {count}); {self.rebuild_hint}", field=self.name)
+            chunk_ids = store.chunk_ids()
         except IndexUnavailable as exc:
+            layout.release(hold_fd)
             raise IndexUnavailable(f"{exc.message}; {self.rebuild_hint}"
                                    if self.rebuild_hint not in exc.message else exc.message,
                                    field=self.name) from exc
-        except (OSError, ValueError, KeyError) as exc:
-            raise IndexUnavailable(f"knowledge base '{self.name}' at {build} is damaged ({exc}); "
-                                   f"{self.rebuild_hint}", field=self.name) from exc
-        self.build_dir, self.manifest = build, manifest
-        self.chunk_ids = store.chunk_ids()
+        except Exception as exc:  # noqa: BLE001 - numpy, FAISS and SQLite each raise their own errors
+            layout.release(hold_fd)
+            raise IndexUnavailable(f"knowledge base '{self.name}' at {build} is damaged "
+                                   f"({type(exc).__name__}: {exc}); {self.rebuild_hint}", field=self.name) from exc
+        self.build_dir, self.manifest, self._hold = build, manifest, hold_fd
+        self.chunk_ids = chunk_ids
         self.bm25, self.dense, self.columns, self.store = bm25, dense, columns, store
+
+    def current_changed(self) -> bool:
+        """Whether `current` now points to another build than the one open (False when unopened)."""
+        if self.build_dir is None:
+            return False
+        build = layout.current_build(self.kb_dir)
+        return build is not None and build.resolve() != self.build_dir.resolve()
+
+    def reopened(self) -> "KnowledgeBase":
+        """A new KnowledgeBase on the current build, fully opened; this one is left as it is.
+
+        Raises:
+            IndexUnavailable: the current build is missing or damaged.
+        """
+        fresh = KnowledgeBase(self.settings, self.kb_dir, self.embedder_name)
+        fresh._failed = self._failed
+        fresh.warm_up()
+        return fresh
+
+    def close(self) -> None:
+        """Let go of the build (its hold, so pruning may delete it); the object is not ready after."""
+        layout.release(self._hold)
+        self._hold = None
+        self.store = self.bm25 = self.dense = self.columns = None
 
     def describe(self) -> dict[str, Any]:
         """Name, counts, build time and embedder, as `GET /kb` shows them."""
@@ -90,5 +148,6 @@ class KnowledgeBase:
                 "chunks": self.manifest.get("counts", {}).get("chunks"),
                 "documents": self.manifest.get("counts", {}).get("documents"),
                 "built_at": self.manifest.get("built_at"),
+                "build_id": self.build_dir.name if self.build_dir else None,
                 "embedder": self.manifest.get("embedder"),
                 "dense_index": self.dense.kind if self.dense else None}

@@ -7,11 +7,17 @@
 
 A build writes into a new directory and only then points `current` at it, so killing an
 ingest at any moment leaves the previous build serving and intact.
+
+A process serving a build holds a shared `flock` on the build directory (`hold()`) for as
+long as it has it open; forked workers inherit the hold. `prune()` deletes a build only
+after taking the exclusive lock without waiting, so a build any live process still serves
+is never deleted; it goes at the first prune after the last holder lets go.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import os
 import shutil
 from pathlib import Path
@@ -57,10 +63,70 @@ def switch_to(kb_dir: Path, build_dir: Path) -> None:
     _fsync_dir(kb_dir)
 
 
+def hold(build_dir: Path) -> int:
+    """Take a shared hold on a build (an open directory descriptor with LOCK_SH); returns the fd.
+
+    Close the fd with `release()` (never unlock it: a forked child shares the lock, and an
+    explicit unlock would drop the hold for every process).
+
+    Raises:
+        OSError: the directory cannot be opened, or is being deleted (exclusively locked).
+    """
+    fd = os.open(build_dir, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def release(fd: int | None) -> None:
+    """Let go of a hold taken by `hold()` (the lock goes once no process has the fd open)."""
+    if fd is not None:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _remove_unless_held(build: Path) -> bool:
+    """Delete a build unless some process holds it; True when it was deleted."""
+    try:
+        fd = os.open(build, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        shutil.rmtree(build, ignore_errors=True)
+        return True
+    finally:
+        os.close(fd)
+
+
+def is_held(build: Path) -> bool:
+    """Whether some live process holds this build open (for reports and tests)."""
+    try:
+        fd = os.open(build, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 def prune(kb_dir: Path, keep: int = 2) -> list[Path]:
     """Delete unfinished builds of dead processes and all but the `keep` newest finished ones.
 
-    The current build is never deleted. Returns the removed directories.
+    The current build is never deleted, nor one that a live process holds (`hold()`); such a
+    build is deleted by a later prune once it is released. Returns the removed directories.
     """
     builds_root = kb_dir / BUILDS
     if not builds_root.is_dir():
@@ -78,8 +144,7 @@ def prune(kb_dir: Path, keep: int = 2) -> list[Path]:
             shutil.rmtree(build, ignore_errors=True)
             removed.append(build)
     for build in finished[:-keep] if keep else finished:
-        if current is None or build.resolve() != current:
-            shutil.rmtree(build, ignore_errors=True)
+        if (current is None or build.resolve() != current) and _remove_unless_held(build):
             removed.append(build)
     return removed
 

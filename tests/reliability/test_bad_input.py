@@ -120,6 +120,25 @@ def test_paths_in_not_ready_errors_are_shown_to_the_admin_only(demo_kbs, tmp_pat
         live.stop()
 
 
+def _read_reply(sock) -> str:
+    """One whole HTTP response from a raw socket (headers and the Content-Length body may come apart)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(4096)
+        if not chunk:
+            return data.decode("utf-8", "replace")
+        data += chunk
+    head, _sep, body = data.partition(b"\r\n\r\n")
+    length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                   if line.lower().startswith(b"content-length:")), 0)
+    while len(body) < length:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        body += chunk
+    return (head + b"\r\n\r\n" + body).decode("utf-8", "replace")
+
+
 def test_stalled_clients_do_not_stop_the_service_and_get_408(secured):
     """Clients that send headers and never finish the body held both sync workers for 60 s."""
     import socket
@@ -137,7 +156,7 @@ def test_stalled_clients_do_not_stop_the_service_and_get_408(secured):
         status, _h, body = secured.live.request("POST", "/rag", {"query": "What triggers error code E4027?",
                                                                  "now": "2025-07-01", "trace": "none"}, timeout=8)
         assert status == 200, body
-        replies = [sock.recv(4096).decode("utf-8", "replace") for sock in stalled]
+        replies = [_read_reply(sock) for sock in stalled]
         assert all(reply.startswith("HTTP/1.1 408") and "request_timeout" in reply for reply in replies), replies
     finally:
         for sock in stalled:

@@ -77,3 +77,16 @@ def test_other_responses_validate(app, doc):
         _validate(doc, "Error", response.json)
         documented = {code for op in doc["paths"][response.request.path].values() for code in op["responses"]}
         assert str(response.status_code) in documented
+
+
+@pytest.mark.parametrize("query", ["\x1c", "\x00\x1f", "\ufeff ", "\u3000\t", "\x85", "a", "\x1cA", "é", "发票"])
+def test_the_schema_and_the_server_agree_on_what_an_empty_query_is(client, doc, query):
+    """Schemathesis sent "\\x1c": the schema's `\\S` let it through, the server called it empty (400)."""
+    import re
+
+    pattern = doc["components"]["schemas"]["RagRequest"]["properties"]["query"]["pattern"]
+    # \x1c-\x1f are whitespace to Python, not to JSON Schema's ECMA-262 `\s`: the pattern must exclude them itself
+    assert all(ch in pattern for ch in ("\\u0000-\\u001f", "\\u007f-\\u009f", "\\ufeff"))
+    schema_valid = re.search(pattern, query) is not None
+    status = client.post("/rag", json={"query": query, "now": NOW, "trace": "none"}).status_code
+    assert (status == 200) == schema_valid and status in (200, 400)

@@ -122,6 +122,7 @@ def test_killing_the_ingest_process_leaves_the_served_index_intact(kb_setup, emb
     kb.warm_up()
     assert kb.manifest["counts"]["chunks"] == 3
     assert verify(before, kb.manifest) == []
+    kb.close()  # while open, the build is held and no prune deletes it
     # the dead process's unfinished build is cleaned up by the next ingest
     report = ingest(settings, kb_dir, embedder, progress=False)
     assert report.chunks == 4

@@ -1,0 +1,160 @@
+"""Workers killed, builds replaced or damaged, over real gunicorn: nothing lost, nothing stale.
+
+Each scenario was a finding: dead workers' metric files piled up (scrape time grew with
+them); a rebuild while serving deleted the build the workers still used, so replacement
+workers answered 503 while /readyz said ready; a damaged build crashed the master at start
+or was served silently. These tests start their own services over a private copy of the
+demo builds, so they can rebuild and damage them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import threading
+import time
+from dataclasses import replace
+
+import psutil
+import pytest
+
+from orchestration.kb import layout
+from orchestration.kb.ingest import ingest
+from tests.live import start_service
+
+pytestmark = pytest.mark.slow
+
+QUESTION = {"query": "What does fault E5102 mean?", "now": "2025-07-10", "trace": "none", "max_retries": 0}
+
+
+@pytest.fixture()
+def private_kbs(demo_kbs, tmp_path):
+    """A copy of the built demo knowledge bases this test may rebuild or damage."""
+    data = tmp_path / "data"
+    shutil.copytree(demo_kbs.data_dir, data, symlinks=True)
+    return replace(demo_kbs, data_dir=data)
+
+
+def _wait(predicate, seconds: float, what: str):
+    deadline = time.monotonic() + seconds
+    while True:
+        value = predicate()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+def _replace_worker(live, sig: int) -> None:
+    """Kill one worker with `sig` and wait until gunicorn has two workers again, the dead one gone."""
+    before = live.worker_pids()
+    victim = before[0]
+    os.kill(victim, sig)
+    _wait(lambda: victim not in (now := live.worker_pids()) and len(now) == 2, 60, "a replacement worker")
+
+
+def _answer(call, *args):
+    """The response, or None while the service is not listening yet."""
+    try:
+        return call(*args)
+    except OSError:
+        return None
+
+
+def _metric_total(text: str, name: str) -> float:
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith(name + "{") or line.startswith(name + " "))
+
+
+def _builds_served(live, rounds: int = 12) -> set[str]:
+    """The build ids of KB 'manuals' the workers answer /kb with (several requests, both workers)."""
+    seen = set()
+    for _ in range(rounds):
+        status, _h, body = live.request("GET", "/kb")
+        assert status == 200, body
+        seen |= {kb["build_id"] for kb in body["knowledge_bases"] if kb["name"] == "manuals"}
+    return seen
+
+
+def test_fifty_worker_kills_keep_every_count_and_the_metrics_directory_bounded(private_kbs, tmp_path):
+    live = start_service(private_kbs, tmp_path / "svc")
+    try:
+        for _ in range(50):
+            status, _h, body = live.request("POST", "/rag", QUESTION)
+            assert status == 200, body
+            _replace_worker(live, signal.SIGKILL)
+        status, _h, text = live.request("GET", "/metrics")
+        assert status == 200
+        assert _metric_total(text, "sightline_requests_total") == live.rag_requests == 50
+        assert _metric_total(text, "sightline_request_seconds_count") == 50
+        files = sorted(p.name for p in live.metrics_dir.glob("*.db"))
+        # two live workers' counter, histogram and live-gauge files, plus the two archives (was: 2 per dead worker)
+        assert len(files) <= 8, files
+        assert {"counter_archive.db", "histogram_archive.db"} <= set(files)
+        live_pids = {str(pid) for pid in live.worker_pids()}
+        assert {f.rsplit("_", 1)[1][:-3] for f in files} <= live_pids | {"archive"}
+    finally:
+        live.stop()
+
+
+def test_rebuilds_while_serving_switch_every_worker_and_never_delete_a_build_in_use(private_kbs, embedder, tmp_path):
+    live = start_service(private_kbs, tmp_path / "svc")
+    settings, kb_dir = private_kbs.knowledge_bases["manuals"], private_kbs.kb_dir("manuals")
+    failures: list = []
+    answered = [0]
+    stop = threading.Event()
+
+    def load() -> None:  # a client asking all along: no request may fail while builds change
+        while not stop.is_set():
+            status, _h, body = live.request("POST", "/rag", QUESTION)
+            if status != 200 or body["status"] == "insufficient" or not body["citations"]:
+                failures.append((status, body))
+            answered[0] += 1
+
+    client = threading.Thread(target=load)
+    client.start()
+    try:
+        first = layout.current_build(kb_dir).name
+        assert _builds_served(live) == {first}
+        for _ in range(3):
+            report = ingest(settings, kb_dir, embedder, progress=False, rebuild=True)
+            new = report.build_dir.name
+            _wait(lambda: _builds_served(live) == {new}, 30, f"every worker on build {new}")
+            # a replacement worker starts on the new build too (the master switched before forking)
+            _replace_worker(live, signal.SIGTERM)
+            assert _builds_served(live) == {new}
+            ready = live.admin("GET", "/readyz")
+            assert ready[0] == 200 and ready[2]["checks"]["builds"]["manuals"]["build"] == new, ready
+    finally:
+        stop.set()
+        client.join(timeout=60)
+        live.stop()
+    assert failures == [] and answered[0] > 0
+    remaining = sorted(p.name for p in (kb_dir / "builds").iterdir())
+    assert new in remaining and first not in remaining and len(remaining) <= 3, remaining
+
+
+def test_a_build_damaged_before_start_is_refused_saying_why_and_a_rebuild_brings_the_service_up(
+        private_kbs, embedder, tmp_path):
+    settings, kb_dir = private_kbs.knowledge_bases["manuals"], private_kbs.kb_dir("manuals")
+    damaged = layout.current_build(kb_dir) / "bm25" / "data.npy"
+    data = bytearray(damaged.read_bytes())
+    data[200:264] = os.urandom(64)  # same size: only the checksum can tell
+    damaged.write_bytes(bytes(data))
+    live = start_service(private_kbs, tmp_path / "svc", wait=False)
+    try:
+        status, _h, body = _wait(lambda: _answer(live.admin, "GET", "/readyz"), 120, "/readyz to answer")
+        assert status == 503 and "bm25/data.npy" in body["reason"] and "manuals" in body["reason"]
+        assert "sightline ingest" in body["reason"] and str(damaged.parent.parent) in body["reason"]
+        status, _h, anonymous = live.request("GET", "/readyz")
+        assert status == 503 and str(kb_dir) not in str(anonymous)  # paths are for the admin only
+        status, _h, body = live.request("POST", "/rag", QUESTION)
+        assert status == 503 and "bm25/data.npy" in body["error"]["message"]
+        assert psutil.Process(live.process.pid).is_running()
+
+        ingest(settings, kb_dir, embedder, progress=False, rebuild=True)
+        _wait(lambda: live.request("POST", "/rag", QUESTION)[0] == 200, 60, "answers after the rebuild")
+        assert live.request("GET", "/readyz")[0] == 200
+    finally:
+        live.stop()
