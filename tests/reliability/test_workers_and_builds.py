@@ -28,12 +28,26 @@ pytestmark = pytest.mark.slow
 QUESTION = {"query": "What does fault E5102 mean?", "now": "2025-07-10", "trace": "none", "max_retries": 0}
 
 
+def _copy_kbs(demo_kbs, root):
+    data = root / "data"
+    shutil.copytree(demo_kbs.data_dir, data, symlinks=True)
+    return replace(demo_kbs, data_dir=data)
+
+
 @pytest.fixture()
 def private_kbs(demo_kbs, tmp_path):
     """A copy of the built demo knowledge bases this test may rebuild or damage."""
-    data = tmp_path / "data"
-    shutil.copytree(demo_kbs.data_dir, data, symlinks=True)
-    return replace(demo_kbs, data_dir=data)
+    return _copy_kbs(demo_kbs, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def served(demo_kbs, tmp_path_factory):
+    """(service, its private KB copy) shared by the kill and rebuild tests (a start costs ~10 s)."""
+    root = tmp_path_factory.mktemp("workers")
+    kbs = _copy_kbs(demo_kbs, root)
+    live = start_service(kbs, root / "svc")
+    yield live, kbs
+    live.stop()
 
 
 def _wait(predicate, seconds: float, what: str):
@@ -77,30 +91,28 @@ def _builds_served(live, rounds: int = 12) -> set[str]:
     return seen
 
 
-def test_fifty_worker_kills_keep_every_count_and_the_metrics_directory_bounded(private_kbs, tmp_path):
-    live = start_service(private_kbs, tmp_path / "svc")
-    try:
-        for _ in range(50):
-            status, _h, body = live.request("POST", "/rag", QUESTION)
-            assert status == 200, body
-            _replace_worker(live, signal.SIGKILL)
-        status, _h, text = live.request("GET", "/metrics")
-        assert status == 200
-        assert _metric_total(text, "sightline_requests_total") == live.rag_requests == 50
-        assert _metric_total(text, "sightline_request_seconds_count") == 50
-        files = sorted(p.name for p in live.metrics_dir.glob("*.db"))
-        # two live workers' counter, histogram and live-gauge files, plus the two archives (was: 2 per dead worker)
-        assert len(files) <= 8, files
-        assert {"counter_archive.db", "histogram_archive.db"} <= set(files)
-        live_pids = {str(pid) for pid in live.worker_pids()}
-        assert {f.rsplit("_", 1)[1][:-3] for f in files} <= live_pids | {"archive"}
-    finally:
-        live.stop()
+def test_fifty_worker_kills_keep_every_count_and_the_metrics_directory_bounded(served):
+    live, _kbs = served
+    before = live.rag_requests
+    for _ in range(50):
+        status, _h, body = live.request("POST", "/rag", QUESTION)
+        assert status == 200, body
+        _replace_worker(live, signal.SIGKILL)
+    status, _h, text = live.request("GET", "/metrics")
+    assert status == 200
+    assert _metric_total(text, "sightline_requests_total") == live.rag_requests == before + 50
+    assert _metric_total(text, "sightline_request_seconds_count") == before + 50
+    files = sorted(p.name for p in live.metrics_dir.glob("*.db"))
+    # two live workers' counter, histogram and live-gauge files, plus the two archives (was: 2 per dead worker)
+    assert len(files) <= 8, files
+    assert {"counter_archive.db", "histogram_archive.db"} <= set(files)
+    live_pids = {str(pid) for pid in live.worker_pids()}
+    assert {f.rsplit("_", 1)[1][:-3] for f in files} <= live_pids | {"archive"}
 
 
-def test_rebuilds_while_serving_switch_every_worker_and_never_delete_a_build_in_use(private_kbs, embedder, tmp_path):
-    live = start_service(private_kbs, tmp_path / "svc")
-    settings, kb_dir = private_kbs.knowledge_bases["manuals"], private_kbs.kb_dir("manuals")
+def test_rebuilds_while_serving_switch_every_worker_and_never_delete_a_build_in_use(served, embedder):
+    live, kbs = served
+    settings, kb_dir = kbs.knowledge_bases["manuals"], kbs.kb_dir("manuals")
     failures: list = []
     answered = [0]
     stop = threading.Event()
@@ -117,7 +129,7 @@ def test_rebuilds_while_serving_switch_every_worker_and_never_delete_a_build_in_
     try:
         first = layout.current_build(kb_dir).name
         assert _builds_served(live) == {first}
-        for _ in range(3):
+        for _ in range(2):
             report = ingest(settings, kb_dir, embedder, progress=False, rebuild=True)
             new = report.build_dir.name
             _wait(lambda: _builds_served(live) == {new}, 30, f"every worker on build {new}")
@@ -129,7 +141,6 @@ def test_rebuilds_while_serving_switch_every_worker_and_never_delete_a_build_in_
     finally:
         stop.set()
         client.join(timeout=60)
-        live.stop()
     assert failures == [] and answered[0] > 0
     remaining = sorted(p.name for p in (kb_dir / "builds").iterdir())
     assert new in remaining and first not in remaining and len(remaining) <= 3, remaining
