@@ -36,3 +36,21 @@ def check_name(name: object, what: str, field: str | None = None,
     if isinstance(name, str) and len(name) > 80:
         shown = ascii(name[:80]) + "..."
     raise error(f"{what} {shown} is not valid: use {NAME_RULE}", field=field)  # type: ignore[call-arg]
+
+# an ACL group or a gateway user: a little wider than a name (e-mail-like and namespaced groups)
+GROUP_PATTERN = re.compile(r"^[A-Za-z0-9._:@-]{1,64}$")
+
+
+def parse_groups(text: str, where: str) -> tuple[str, ...]:
+    """Comma-separated group names, stripped and de-duplicated; ValueError names a bad one."""
+    groups = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        if not GROUP_PATTERN.match(item):
+            raise ValueError(f"{where}: group {ascii(item[:80])} is not valid: use 1-64 letters, digits, "
+                             "'.', '_', ':', '@' or '-'")
+        if item not in groups:
+            groups.append(item)
+    return tuple(sorted(groups))

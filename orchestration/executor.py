@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Collection, Sequence
+from collections.abc import Collection, Sequence
 
 from .kb.chunking import text_size
 from .retrieval.fusion import Fuser, RankedList
@@ -72,7 +72,7 @@ class Executor:
                              weights={t.id: t.weight for t in plan.tasks}) as op:
             by_key: dict[tuple[str, str], ScoredChunk] = {}
             lists = []
-            for task, results in zip(plan.tasks, per_task):
+            for task, results in zip(plan.tasks, per_task, strict=True):
                 for chunk in results:
                     key = (chunk.kb, chunk.chunk_id)
                     if key in by_key:

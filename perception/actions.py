@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from perception.config import CueSet, PerceptionConfig
 from perception.lexicon import PhraseLexicon, phrase_regex
@@ -121,7 +122,7 @@ class ActionRules:
             return None
         named = mentions(text, [e for e in entities if e.label != "QUOTED"])
         window = self._cfg.alternatives.and_which_window
-        for (k1, s1, e1), (k2, s2, e2) in zip(named, named[1:]):
+        for (k1, s1, e1), (k2, s2, e2) in pairwise(named):
             if k1 == k2:
                 continue
             gap = text[e1:s2]

@@ -12,9 +12,9 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from datetime import date, datetime, timezone
+from collections.abc import Iterable
+from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Iterable
 
 from perception.actions import ActionRules
 from perception.config import PerceptionConfig, load_config
@@ -37,9 +37,9 @@ def _as_names(names: Iterable[str]) -> tuple[str, ...]:
 def coerce_now(now: date | datetime | str | None) -> date:
     """The reference date: a date as is, a datetime's UTC date, an ISO string parsed, None = today (UTC)."""
     if now is None:
-        return datetime.now(timezone.utc).date()
+        return datetime.now(UTC).date()
     if isinstance(now, datetime):
-        return (now.astimezone(timezone.utc) if now.tzinfo else now).date()
+        return (now.astimezone(UTC) if now.tzinfo else now).date()
     if isinstance(now, date):
         return now
     return date.fromisoformat(str(now).strip()[:10])

@@ -14,7 +14,7 @@ from typing import Any
 
 from core.errors import ConfigError
 from core.yamlconfig import parse_yaml
-from perception.types import ACTIONS, DOC_TYPE_VALUES, ENTITY_LABELS, STATUS_VALUES
+from core.vocab import ACTIONS, DOC_TYPE_VALUES, ENTITY_LABELS, STATUS_VALUES
 
 CONFIG_FILE = "perception.yaml"
 CONFIG_DIR_ENV = "SIGHTLINE_CONFIG_DIR"

@@ -6,7 +6,7 @@ Fast and model-free, so ingest can run it on every chunk; the agent adds statist
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from perception.config import PerceptionConfig
 from perception.lexicon import PhraseLexicon

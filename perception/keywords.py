@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from typing import Iterable
+from collections.abc import Iterable
 
 from perception.config import PerceptionConfig
 from perception.entities import overlaps

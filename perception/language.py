@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+from core.text import HAN
+
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 
 
@@ -19,7 +20,7 @@ def detect_language(text: str, han_per_latin_word: float = 1.0) -> str:
     Returns:
         "zh" or "en".
     """
-    han = len(_HAN.findall(text))
+    han = len(HAN.findall(text))
     if han == 0:
         return "en"
     latin = len(_LATIN_WORD.findall(text))

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
 _HAN_RANGE = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _HAN = re.compile(f"[{_HAN_RANGE}]")
@@ -133,7 +133,7 @@ class PhraseLexicon:
             lengths.setdefault(key[0], set()).add(len(key))
         self._lengths = {first: tuple(sorted(ls, reverse=True)) for first, ls in lengths.items()}
         unless = [u for u in unless if str(u).strip()]
-        self._unless = PhraseLexicon(((u, "", "unless") for u in unless)) if unless else None
+        self._unless = PhraseLexicon((u, "", "unless") for u in unless) if unless else None
 
     def __len__(self) -> int:
         """Number of phrase forms (plurals included)."""

@@ -84,7 +84,7 @@ class ModelNameRules:
         digit, a manufacturer or series word), left to right, without overlap."""
         spans, lowered = tokenize(text)
         last = 0
-        for (start, _end), low in zip(spans, lowered):
+        for (start, _end), low in zip(spans, lowered, strict=True):
             if start < last:
                 continue
             first = text[start]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Iterable
+from collections.abc import Iterable
 
 from perception.types import Entity
 
@@ -161,7 +161,7 @@ class StatisticalNER:
             docs.append((start, sub, {(s.start, s.end) for s in spans}))
         ner = self.nlp.get_pipe("ner")
         found, dates = [], []
-        for (offset, _sub, preset_tokens), done in zip(docs, ner.pipe([d for _o, d, _p in docs])):
+        for (offset, _sub, preset_tokens), done in zip(docs, ner.pipe([d for _o, d, _p in docs]), strict=True):
             for ent in done.ents:
                 if (ent.start, ent.end) in preset_tokens:
                     continue

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from perception.lexicon import PhraseLexicon, fold, tokenize
 
@@ -90,7 +90,7 @@ class SourceMatcher:
             derived.setdefault(fold(alias), []).extend(targets)
             forms.setdefault(fold(alias), alias)
         self._targets: dict[str, tuple[str, tuple[str, ...]]] = {}
-        for key, form in forms.items():
+        for key in forms:
             if key in exact:   # a real name beats an alias spelled the same way
                 self._targets[key] = ("source.name", tuple(dict.fromkeys(exact[key])))
             else:
@@ -108,7 +108,7 @@ class SourceMatcher:
         want, got = _words(form), _words(found)
         if len(want) != len(got):
             return True
-        for i, (w, g) in enumerate(zip(want, got)):
+        for i, (w, g) in enumerate(zip(want, got, strict=True)):
             if i == 0 and w.lower() == "the":
                 continue
             if w[:1].isupper() and not g[:1].isupper():

@@ -208,19 +208,19 @@ class TimeRules:
                   rf"\s+(?P<n>\d{{1,3}}|{nums})\s+(?P<unit>{_alt(en_units)})\b"))
         p.append(("time.ago", "ago", rf"\b(?P<n>\d{{1,3}}|{nums})\s+(?P<unit>{_alt(en_units)})\s+ago\b"))
         # Chinese
-        cy = rf"(?P<y>\d{{4}}|[〇零一二三四五六七八九]{{4}})\s*年"
+        cy = r"(?P<y>\d{4}|[〇零一二三四五六七八九]{4})\s*年"
         cm = r"(?P<m>\d{1,2}|十[一二]?|[一二三四五六七八九])"
         cd = r"(?P<d>\d{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])"
         p.append(("time.zh_date", "han", rf"{cy}\s*{cm}\s*月\s*{cd}\s*[日号]"))
         p.append(("time.zh_month", "han", rf"{cy}\s*{cm}\s*月(?:份)?"))
         p.append(("time.zh_quarter", "han", rf"{cy}\s*(?:度\s*)?(?:的\s*)?(?:第\s*)?(?P<q>[1-4一二三四])\s*季度"))
-        p.append(("time.zh_quarter", "han", rf"(?P<y>\d{{4}})\s*年?\s*(?:度\s*)?Q(?P<q>[1-4])"))
+        p.append(("time.zh_quarter", "han", r"(?P<y>\d{4})\s*年?\s*(?:度\s*)?Q(?P<q>[1-4])"))
         p.append(("time.zh_half", "han", rf"{cy}\s*(?:度\s*)?(?:的\s*)?(?P<h>[上下])半年"))
         p.append(("time.zh_year", "han", rf"{cy}(?:度)?"))
         p.append(("time.zh_quarter", "han", r"(?<![个这上本当])(?:第\s*)?(?P<q>[1-4一二三四])\s*季度"))
         p.append(("time.zh_half", "han", r"(?<![今去前明])(?P<h>[上下])半年"))
         p.append(("time.zh_date", "han", rf"{cm}\s*月\s*{cd}\s*[日号]"))
-        p.append(("time.zh_month", "han", rf"(?<![\d个上本这当一二三四五六七八九十两])(?P<m>\d{{1,2}}|十[一二]?|[一二三四五六七八九])\s*月份?(?!\s*[\d一二三四五六七八九十]+\s*[日号])"))
+        p.append(("time.zh_month", "han", r"(?<![\d个上本这当一二三四五六七八九十两])(?P<m>\d{1,2}|十[一二]?|[一二三四五六七八九])\s*月份?(?!\s*[\d一二三四五六七八九十]+\s*[日号])"))
         p.append(("time.rolling", "han", rf"(?:最近|过去|近|前)\s*(?P<n>\d{{1,3}}|{_CN_NUM})\s*(?P<unit>{_alt(zh_units)})"
                   rf"(?:来|以来|内|之内)?"))
         p.append(("time.ago", "han", rf"(?<!\d)(?P<n>\d{{1,3}}|{_CN_NUM})\s*(?P<unit>{_alt(zh_units)})\s*(?:前|之前|以前)"))

@@ -6,14 +6,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-LANGUAGES = ("en", "zh")
-ACTIONS = ("compare", "explain", "how_to", "list", "summarize", "lookup")
+from core.vocab import ACTIONS, DOC_TYPE_VALUES, ENTITY_LABELS, LANGUAGES, STATUS_VALUES  # noqa: F401 - re-exported
+
 ORIGINS = ("ner", "rule", "pattern")
-ENTITY_LABELS = ("CODE", "ORG", "PERSON", "PLACE", "PRODUCT", "SOURCE", "TERM", "QUOTED", "EVENT", "WORK")
-STATUS_VALUES = ("effective", "draft", "superseded", "expired", "open", "closed")
-DOC_TYPE_VALUES = (
-    "test_report", "regulation", "manual", "policy", "order", "ticket", "news", "report", "guide",
-)
 
 
 def _iso(value: date | None) -> str | None:

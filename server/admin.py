@@ -17,10 +17,10 @@ from flask import Blueprint, current_app, jsonify, request
 from orchestration.router.config import parse_router_config
 from core.errors import ConfigError
 from core.yamlconfig import parse_yaml
+from core.files import write_atomically
 
 from . import metrics
 from .errors import AdminDisabled, ConfigRejected, PreconditionFailed, Unauthorized, UnsupportedMediaType
-from .reload import write_atomically
 
 log = logging.getLogger("sightline.admin")
 YAML_TYPES = ("text/yaml", "application/yaml", "application/x-yaml", "text/x-yaml", "text/plain")

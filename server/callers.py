@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from core.errors import SightlineError
+from core.names import GROUP_PATTERN, parse_groups
 
 from .keys import KeyStore
 
 KEY_PATTERN = re.compile(r"^[A-Za-z0-9._~+/=-]{16,512}$")
-GROUP_PATTERN = re.compile(r"^[A-Za-z0-9._:@-]{1,64}$")
 AUTH_FAILURE_REASONS = ("missing_key", "malformed_key", "unknown_key", "bad_gateway_header")
 
 
@@ -85,21 +85,6 @@ class AccessSettings:
     unrestricted_access: bool = False
     gateway_groups_header: str | None = None
     gateway_user_header: str | None = None
-
-
-def parse_groups(text: str, where: str) -> tuple[str, ...]:
-    """Comma-separated group names, stripped and de-duplicated; ValueError names a bad one."""
-    groups = []
-    for item in text.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        if not GROUP_PATTERN.match(item):
-            raise ValueError(f"{where}: group {ascii(item[:80])} is not valid: use 1-64 letters, digits, "
-                             "'.', '_', ':', '@' or '-'")
-        if item not in groups:
-            groups.append(item)
-    return tuple(sorted(groups))
 
 
 class CallerResolver:

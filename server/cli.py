@@ -35,7 +35,7 @@ def _positive(text: str) -> int:
 
 
 def _groups(text: str) -> tuple[str, ...]:
-    from .callers import parse_groups
+    from core.names import parse_groups
 
     try:
         return parse_groups(text, "--groups")

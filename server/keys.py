@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError
-from core.names import NAME_RULE, is_valid_name
+from core.files import write_atomically
+from core.names import NAME_RULE, is_valid_name, parse_groups
 from core.yamlconfig import parse_yaml
 from orchestration import paths
 
@@ -62,7 +63,6 @@ class KeyEntry:
 
 def parse_keys(data: Any, source: str) -> list[KeyEntry]:
     """Validate a parsed api_keys.yaml; ConfigError names the entry and the fix."""
-    from .callers import parse_groups
 
     if data is None:
         return []
@@ -111,7 +111,6 @@ def write_keys(path: Path, entries: list[KeyEntry]) -> None:
     """Write the key file atomically (readers see the old or the new file), mode 0600."""
     import yaml
 
-    from .reload import write_atomically
 
     path.parent.mkdir(parents=True, exist_ok=True)
     text = HEADER + yaml.safe_dump({"keys": [e.to_dict() for e in entries]}, sort_keys=False, allow_unicode=True)

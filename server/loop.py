@@ -10,7 +10,6 @@ extra attempts run. Every attempt stays in the response.
 from __future__ import annotations
 
 import datetime as dt
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -28,6 +27,7 @@ from orchestration.trace import Operation, Trace
 from orchestration.types import Answer, Plan
 from perception import PerceptionAgent
 from core.errors import RequestError
+from core.text import strip_markers
 from validation.agent import ValidationAgent
 from validation.types import Hint, Verdict
 
@@ -155,7 +155,7 @@ class AnswerLoop:
                 break
             hints = self._next_hints(hints, verdict)
             excluded_chunks = router.excluded_chunks(hints)
-            excluded_claims += [_strip_markers(answer.claims[h.params["claim"]].text)
+            excluded_claims += [strip_markers(answer.claims[h.params["claim"]].text)
                                 for h in allowed_hints(verdict.hints, router.config.retry)
                                 if h.action == "drop_claim" and isinstance(h.params.get("claim"), int)
                                 and h.params["claim"] < len(answer.claims)]
@@ -242,5 +242,3 @@ def shape_trace(body: dict[str, Any], level: str) -> dict[str, Any]:
     return out
 
 
-def _strip_markers(text: str) -> str:
-    return re.sub(r"\s*\[\d+\]", "", text).strip()

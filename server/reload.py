@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from typing import Any, Callable
 
 from orchestration.router.config import RouterConfig, load_router_config
 from core.errors import ConfigError
+from core.files import write_atomically
 
 from . import metrics
 
@@ -231,26 +231,3 @@ class RouterWatcher:
                 self.check()
             except Exception:  # noqa: BLE001 - the watcher must outlive any one bad check
                 log.exception("router watch failed")
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write a file so readers see the old or the new content, never a mix (temp, fsync, rename)."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
+from core.errors import ConfigError
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer
-from core.errors import ConfigError
 from perception.types import Perception
-
 from validation.checks import CHECKS, Check
 from validation.context import STALE_STATUSES, CheckContext
 from validation.hints import hints_for
@@ -94,7 +93,7 @@ class ValidationAgent:
     def context(self, now: dt.date | None = None,
                 max_age_days: Mapping[str, int | None] | None = None) -> CheckContext:
         """The CheckContext a run uses (today, UTC, when `now` is None)."""
-        today = now if now is not None else dt.datetime.now(dt.timezone.utc).date()
+        today = now if now is not None else dt.datetime.now(dt.UTC).date()
         if isinstance(today, dt.datetime):
             today = today.date()
         ages = _checked_ages(max_age_days) if max_age_days is not None else self.max_age_days

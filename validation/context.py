@@ -6,7 +6,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Mapping
 
-STALE_STATUSES = ("draft", "superseded", "expired")
+from core.vocab import STALE_STATUSES
+
 ANY_KB = "*"  # key of max_age_days that applies to every KB without its own entry
 
 

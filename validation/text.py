@@ -11,22 +11,18 @@ import functools
 import re
 from typing import Iterable
 
+from core.text import HAN, strip_markers  # noqa: F401 - read by every check as tx.strip_markers
 from orchestration.compose.numbers import Quantity, extract_dates, extract_quantities
 from orchestration.compose.numbers import _date_spans  # noqa: PLC2701  (the same date patterns)
 from orchestration.kb.chunking import split_sentences
 from orchestration.retrieval.tokenize import is_code, tokenize
 
-_MARKER = re.compile(r"\s*\[\s*\d+(?:\s*[,，、]\s*\d+)*\s*\]")
 _YEAR = re.compile(r"(?<![\d.,])(?:19|20)\d\d(?!\d|[.,]\d)")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _COMPACT = re.compile(r"[\s\-_]+")
 _LETTER_CODE = re.compile(r"[a-z](\d{3,})")
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
-def strip_markers(text: str) -> str:
-    """The text without its citation markers ("[1]", "[1, 2]"), whitespace kept tidy."""
-    return _MARKER.sub("", text).strip()
 
 
 def _inside(span: tuple[int, int], spans: Iterable[tuple[int, int]]) -> bool:
@@ -133,7 +129,7 @@ def codes(found: Iterable[str]) -> list[str]:
 
 def is_cjk(term: str) -> bool:
     """True when a term is written in Chinese characters."""
-    return bool(_CJK.search(term))
+    return bool(HAN.search(term))
 
 
 def term_found(term: str, chunk_terms: frozenset[str], chunk_text: str) -> bool:

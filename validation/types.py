@@ -1,5 +1,7 @@
 """Contracts the Validation agent produces (DESIGN.md section 3): issues, hints, the verdict.
 
+Issue kinds are core.vocab's; a hint is the router's adjustment contract (router/adjust.py).
+
 Findings are data, never exceptions.
 """
 
@@ -8,15 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# check -> the issue kinds it can report
-ISSUE_KINDS = {
-    "citation": ("missing_citation", "invalid_citation", "unsupported_number", "unsupported_date",
-                 "unsupported_term"),
-    "freshness": ("outside_window", "stale_status", "too_old"),
-    "comparison": ("missing_side", "wrong_direction", "unit_mismatch"),
-    "evidence": ("no_evidence",),
-}
-
+from core.vocab import ISSUE_KINDS  # noqa: F401 - re-exported: check -> issue kinds
+from orchestration.router.adjust import Hint  # noqa: F401 - re-exported: what validation asks the router
 
 @dataclass
 class Issue:
@@ -40,26 +35,6 @@ class Issue:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
-
-
-@dataclass
-class Hint:
-    """A suggestion to the router for the next attempt.
-
-    Attributes:
-        action: "add_entity_task" (entity), "add_time_filter" (start/end ISO dates),
-            "exclude_status" (values), "exclude_chunk" (chunk_id), "drop_claim" (claim),
-            "widen" (factor), "relax_filters".
-        reason: the issue kind that produced it.
-        params: the action's parameters.
-    """
-
-    action: str
-    reason: str
-    params: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "reason": self.reason, "params": dict(self.params)}
 
 
 @dataclass

@@ -12,8 +12,8 @@ deterministic: ties break by evidence rank and sentence position.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from orchestration.retrieval.tokenize import tokenize
 from perception.types import Perception
@@ -59,7 +59,7 @@ class Side:
         return frozenset(t for v in self.variants + ((self.number_alias,) if self.number_alias else ())
                          for t in tokenize(v))
 
-    def about(self, candidate: "Candidate") -> bool:
+    def about(self, candidate: Candidate) -> bool:
         """True when the sentence belongs to this side: from its publication, or naming it."""
         if self.source is not None:
             return str(candidate.chunk.metadata.get("source", "")).lower() == self.source.lower()

@@ -18,12 +18,11 @@ Contract (as every Sightline component): a cheap constructor taking plain values
 
 from __future__ import annotations
 
-from orchestration.retrieval.tokenize import tokenize
-
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from orchestration.retrieval.scored import ScoredChunk
+from orchestration.retrieval.tokenize import tokenize
 from orchestration.types import Answer, Claim
 from perception.types import Perception
 
@@ -118,9 +117,10 @@ class ExtractiveComposer:
         quota = max(1, math.ceil(self.max_sentences / len(parts)))
         sections: list[list[Claim]] = []
         for part in parts:
-            part_terms = terms if len(parts) == 1 else _merge(QueryTerms.from_perception(perception, part.ask), terms, 0.5)
-            ranked = rank(candidates, lambda c: score(c, part_terms, self.settings,
-                                                      lambda cand: cue_bonus(part.kind, cand)))
+            part_terms = terms if len(parts) == 1 else _merge(QueryTerms.from_perception(perception, part.ask),
+                                                              terms, 0.5)
+            ranked = rank(candidates, lambda c, part_terms=part_terms, kind=part.kind: score(
+                c, part_terms, self.settings, lambda cand: cue_bonus(kind, cand)))
             chosen = selection.pick(ranked, quota, self.settings.min_ratio)
             sections.append([self._fact(c, book) for c in reading_order(chosen)])
         return sections

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+from core.text import HAN
+
 _LATIN = re.compile(r"[A-Za-z]")
 
 # Glue templates: {a}/{b} are side names, {va}/{vb} rendered values with their [n] markers,
@@ -47,14 +48,14 @@ RELATION_WORDS: dict[str, dict[str, str]] = {
 
 def sentence_language(text: str) -> str:
     """"zh" when Chinese characters make up at least 30% of the letters (and there are 4+), else "en"."""
-    cjk = len(_CJK.findall(text))
+    cjk = len(HAN.findall(text))
     latin = len(_LATIN.findall(text))
     return "zh" if cjk >= 4 and cjk >= 0.3 * (cjk + latin) else "en"
 
 
 def has_cjk(text: str) -> bool:
     """True when the text holds any Chinese character."""
-    return bool(_CJK.search(text))
+    return bool(HAN.search(text))
 
 
 def glue(language: str, key: str, **fields: str) -> str:

@@ -12,8 +12,15 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from .numbers import Quantity, extract_quantities
-from .numbers import _EN_DATE, _ISO_DATE, _ZH_DATE, _safe_date, _MONTHS  # one date grammar
+from .numbers import (  # one date grammar
+    _EN_DATE,
+    _ISO_DATE,
+    _MONTHS,
+    _ZH_DATE,
+    Quantity,
+    _safe_date,
+    extract_quantities,
+)
 
 _ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
 _PER_EN = re.compile(r"^\s*(?:of\s+[a-z]+\s+)?(?:per|/)\s*(?:(?:block|flight|flying|calendar|working)\s+)?"

@@ -13,13 +13,15 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
+from core.text import strip_markers
+from core.vocab import MENTION_LABELS
 from orchestration.retrieval.tokenize import is_code, tokenize
 from perception.types import Perception
 
 from .sentences import Candidate
 
 # Labels of entities that name a thing (the sides of a comparison, the subject of a lookup).
-NAME_LABELS = frozenset({"CODE", "PRODUCT", "ORG", "SOURCE", "PERSON", "PLACE", "WORK", "EVENT"})
+NAME_LABELS = MENTION_LABELS  # entities whose mention makes a sentence about the question
 # Question and comparison words: they say what is asked, not what to find.
 _CUE_TERMS = frozenset({"compar", "versus", "vs", "differ", "differenc", "which", "less", "more",
                         "higher", "lower", "better", "wors", "对比", "比较", "哪个", "多少", "什么",
@@ -28,13 +30,12 @@ _CUE_TERMS = frozenset({"compar", "versus", "vs", "differ", "differenc", "which"
 # "由谁负责处理以及如何处理") restates the query rather than answering it.
 _META_EN = re.compile(r"\b(who|whom|what|how)\b", re.I)
 _META_ZH = re.compile(r"谁|什么|如何|怎么|怎样")
-_MARKER = re.compile(r"\s*\[\d+\]")
 _SPACE = re.compile(r"\s+")
 
 
 def normalize_text(text: str) -> str:
     """Text for duplicate checks: [n] markers removed, lower case, single spaces."""
-    return _SPACE.sub(" ", _MARKER.sub("", text)).strip().lower()
+    return _SPACE.sub(" ", strip_markers(text)).strip().lower()
 
 
 @dataclass

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Sequence
 
-from orchestration.kb.chunking import split_sentences
+from core.text import HAN
+from orchestration.kb.chunking import split_sentences, text_size
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
 
@@ -33,8 +34,6 @@ _REPEATED_CODE = re.compile(r"^(?P<head>[A-Z][^.!?;。！？]{0,60}?\b(?P<code>[
 _HEAD_LAST_WORD_STOP = {"the", "of", "a", "an", "to", "and", "or", "in", "for", "with", "by",
                         "on", "at", "from", "as", "is", "are", "was", "were", "be"}
 _TERMINAL = re.compile(r"[.!?。！？；;:)）\"”']\s*$")
-_WORDS = re.compile(r"[^\s\u3400-\u4dbf\u4e00-\u9fff]+")
-_CJK_CHARS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 @dataclass
@@ -120,8 +119,8 @@ def strip_glued_heading(sentence: str, headings: Sequence[str] = ()) -> str:
 
 def is_fragment(sentence: str) -> bool:
     """True for headings and fragments: too short to state anything, or no sentence ending."""
-    cjk = len(_CJK_CHARS.findall(sentence))
-    words = len(_WORDS.findall(sentence)) + cjk / 2
+    cjk = len(HAN.findall(sentence))
+    words = text_size(sentence)
     if cjk >= 4:
         return cjk < 6 or (not _TERMINAL.search(sentence) and cjk < 12)
     return words < 4 or (not _TERMINAL.search(sentence) and words < 8)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.text import HAN, NON_HAN_WORD
+
 # Sentence ends: ., !, ? (followed by space and a capital, digit, quote or bracket) and the
 # Chinese full stops, which need no following space.
 _SENTENCE_END = re.compile(
@@ -18,13 +20,11 @@ _SENTENCE_END = re.compile(
 )
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|Mr|Mrs|Ms|Dr|No|Fig|approx|Inc|Ltd|Co|St|U\.S)\.$")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_LATIN_WORD = re.compile(r"[^\s\u3400-\u4dbf\u4e00-\u9fff]+")
 
 
 def text_size(text: str) -> float:
     """The size of a text in words (CJK characters count half a word)."""
-    return len(_LATIN_WORD.findall(text)) + len(_CJK.findall(text)) / 2
+    return len(NON_HAN_WORD.findall(text)) + len(HAN.findall(text)) / 2
 
 
 def split_sentences(text: str) -> list[str]:
@@ -72,14 +72,14 @@ def _blocks(text: str) -> list[Block]:
             else:
                 body.append(line.strip())
         if body:
-            joined = " ".join(body) if not _CJK.search(" ".join(body)) else "".join(body)
+            joined = " ".join(body) if not HAN.search(" ".join(body)) else "".join(body)
             blocks.extend(Block(s, section, text_size(s)) for s in split_sentences(joined))
     return blocks
 
 
 def _split_long(block: Block, limit: int) -> list[Block]:
     """Cut a single over-long sentence into pieces of at most `limit` words."""
-    if _CJK.search(block.text) and not block.text.count(" "):
+    if HAN.search(block.text) and not block.text.count(" "):
         step = limit * 2
         parts = [block.text[i:i + step] for i in range(0, len(block.text), step)]
     else:
@@ -118,7 +118,7 @@ def chunk_text(text: str, chunk_words: int = 200, overlap_words: int = 30) -> li
 
     def emit() -> None:
         # A heading ends its line, so a reader (or the composer) never sees it glued to a sentence.
-        joiner = "" if all(_CJK.search(b.text) for b in current) else " "
+        joiner = "" if all(HAN.search(b.text) for b in current) else " "
         text = ""
         for i, block in enumerate(current):
             if i:

@@ -11,8 +11,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-
-
 from core.errors import ConfigError, UnknownKnowledgeBase
 from core.names import NAME_RULE, check_name, is_valid_name
 from core.yamlconfig import parse_yaml
@@ -66,7 +64,7 @@ class KBConfig:
                 field="kb")
         return self.knowledge_bases[name]
 
-    def only(self, name: str) -> "KBConfig":
+    def only(self, name: str) -> KBConfig:
         """The same config restricted to one knowledge base (the others need not be built)."""
         return replace(self, knowledge_bases={name: self.get(name)})
 

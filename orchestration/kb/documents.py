@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Union
+from typing import Any, Union
 
 import yaml
 
@@ -48,7 +49,7 @@ class Skipped:
         return f"{self.origin}: {self.reason}"
 
 
-Loaded = Union[Document, Skipped]
+Loaded = Document | Skipped
 
 
 def _make_document(doc_id: Any, title: Any, text: Any, metadata: Any, origin: str) -> Loaded:

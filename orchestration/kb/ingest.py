@@ -15,15 +15,15 @@ import json
 import shutil
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 import numpy as np
 from tqdm import tqdm
 
-from perception import extract_entities
 from core.errors import KnowledgeBaseError
+from perception import extract_entities
 
 from ..retrieval.bm25 import BM25Index
 from ..retrieval.dense import DenseIndex
@@ -154,7 +154,7 @@ def _embed(chunks: list[StoredChunk], embedder: Embedder, kb_dir: Path, report: 
     old_rows, old_index = _previous_vectors(kb_dir, embedder) if reuse else ({}, None)
     reusable = [(c.row, old_rows[c.text_hash]) for c in chunks if c.text_hash in old_rows]
     if reusable and old_index is not None:
-        new_rows, prev_rows = (np.array(x) for x in zip(*reusable))
+        new_rows, prev_rows = (np.array(x) for x in zip(*reusable, strict=True))
         vectors[new_rows] = old_index.reconstruct(prev_rows)
         report.reused_vectors = len(reusable)
     reused = {row for row, _ in reusable} if old_index is not None else set()
@@ -230,7 +230,7 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
         stage("manifest")
         write_manifest(build_dir, {
             "kb": settings.name,
-            "built_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "built_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "embedder": {"name": embedder.name, "dim": embedder.dim},
             "counts": {"documents": len(documents), "chunks": len(chunks), "skipped": len(report.skipped)},
             "settings": {"chunk_words": settings.chunk_words, "overlap_words": settings.overlap_words,

@@ -124,7 +124,7 @@ class KnowledgeBase:
         build = layout.current_build(self.kb_dir)
         return build is not None and build.resolve() != self.build_dir.resolve()
 
-    def reopened(self) -> "KnowledgeBase":
+    def reopened(self) -> KnowledgeBase:
         """A new KnowledgeBase on the current build, fully opened; this one is left as it is.
 
         Raises:

@@ -38,7 +38,7 @@ def current_build(kb_dir: Path) -> Path | None:
 
 def new_build_dir(kb_dir: Path) -> Path:
     """A fresh, empty build directory (named by UTC time and process id)."""
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
     path = kb_dir / BUILDS / f"{stamp}-{os.getpid()}"
     path.mkdir(parents=True)
     return path

@@ -42,7 +42,7 @@ def parse_date(value: Any) -> dt.datetime:
     elif isinstance(value, dt.date):
         parsed = dt.datetime(value.year, value.month, value.day)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        parsed = dt.datetime.fromtimestamp(value, tz=dt.timezone.utc)
+        parsed = dt.datetime.fromtimestamp(value, tz=dt.UTC)
     elif isinstance(value, str) and value.strip():
         chinese = _CHINESE_DATE.match(value)
         try:
@@ -56,8 +56,8 @@ def parse_date(value: Any) -> dt.datetime:
     else:
         raise MetadataError(f"not a date: {value!r} (use ISO 8601, e.g. 2023-10-07)")
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=dt.timezone.utc)
-    return parsed.astimezone(dt.timezone.utc)
+        parsed = parsed.replace(tzinfo=dt.UTC)
+    return parsed.astimezone(dt.UTC)
 
 
 def _is_json_scalar(value: Any) -> bool:

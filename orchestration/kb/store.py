@@ -11,9 +11,10 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from core.errors import IndexUnavailable
 

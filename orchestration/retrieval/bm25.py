@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -54,7 +54,7 @@ class BM25Index:
     # --- build -------------------------------------------------------------------------
 
     @classmethod
-    def build(cls, documents: Iterable[Sequence[str]], params: BM25Params = BM25Params()) -> "BM25Index":
+    def build(cls, documents: Iterable[Sequence[str]], params: BM25Params = BM25Params()) -> BM25Index:
         """Index tokenised documents (one token list per row, in row order)."""
         vocab: dict[str, int] = {}
         term_ids: list[np.ndarray] = []
@@ -65,7 +65,7 @@ class BM25Index:
 
     @classmethod
     def build_from_term_ids(cls, term_ids: Sequence[np.ndarray], vocab: dict[str, int],
-                            params: BM25Params = BM25Params()) -> "BM25Index":
+                            params: BM25Params = BM25Params()) -> BM25Index:
         """Index documents given as arrays of term ids (vectorised; used for large corpora)."""
         n_docs = len(term_ids)
         if n_docs == 0:
@@ -106,7 +106,7 @@ class BM25Index:
         (directory / "vocab.json").write_text(json.dumps(self.vocab, ensure_ascii=False), encoding="utf-8")
 
     @classmethod
-    def load(cls, directory: Path) -> "BM25Index":
+    def load(cls, directory: Path) -> BM25Index:
         """Map a saved index read-only (pages shared between processes)."""
         try:
             meta = json.loads((directory / "bm25.json").read_text(encoding="utf-8"))
@@ -152,7 +152,7 @@ class BM25Index:
         """
         return self.select(self.score_query(tokens), k, allowed)
 
-    def score_query(self, tokens: Sequence[str]) -> "QueryScores":
+    def score_query(self, tokens: Sequence[str]) -> QueryScores:
         """Score every row once; `select` then picks top-k under any number of masks."""
         counts = self.term_counts(tokens)
         scores, matched = self._score(tokens)
@@ -163,7 +163,7 @@ class BM25Index:
         return QueryScores(scores, matched, seed)
 
     @staticmethod
-    def select(query: "QueryScores", k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def select(query: QueryScores, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Exact top-k of scored rows, ties to the lower row, without partitioning every row.
 
         The k-th best score among the rows of the rarest query term is a lower bound on the

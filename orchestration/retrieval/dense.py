@@ -53,7 +53,7 @@ class DenseIndex:
         return self.index.ntotal
 
     @classmethod
-    def build(cls, vectors: np.ndarray, params: DenseParams = DenseParams()) -> "DenseIndex":
+    def build(cls, vectors: np.ndarray, params: DenseParams = DenseParams()) -> DenseIndex:
         """Index unit vectors (rows in chunk order); HNSW when there are many."""
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         dim = vectors.shape[1]
@@ -73,7 +73,7 @@ class DenseIndex:
                         "params": self.params.__dict__}), encoding="utf-8")
 
     @classmethod
-    def load(cls, directory: Path, params: DenseParams | None = None) -> "DenseIndex":
+    def load(cls, directory: Path, params: DenseParams | None = None) -> DenseIndex:
         """Map a saved index without copying it (IO_FLAG_MMAP_IFC)."""
         path = directory / INDEX_FILE
         try:
@@ -101,7 +101,7 @@ class DenseIndex:
         k = min(k, self.size)
         if allowed is None:
             scores, rows = self.index.search(queries, k)
-            return [_valid(r, s) for r, s in zip(rows, scores)]
+            return [_valid(r, s) for r, s in zip(rows, scores, strict=True)]
         selected = np.flatnonzero(allowed)
         if selected.size == 0:
             return [(np.empty(0, np.int64), np.empty(0, np.float32)) for _ in range(queries.shape[0])]
@@ -114,7 +114,7 @@ class DenseIndex:
         else:
             search_params = faiss.SearchParameters(sel=selector)
         scores, rows = self.index.search(queries, min(k, selected.size), params=search_params)
-        return [_valid(r, s) for r, s in zip(rows, scores)]
+        return [_valid(r, s) for r, s in zip(rows, scores, strict=True)]
 
     def _exact_over(self, queries: np.ndarray, selected: np.ndarray, k: int
                     ) -> list[tuple[np.ndarray, np.ndarray]]:

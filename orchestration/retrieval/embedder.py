@@ -11,8 +11,9 @@ from __future__ import annotations
 import functools
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -88,7 +89,7 @@ class MiniLMEmbedder:
 EMBEDDERS = {"minilm": MiniLMEmbedder}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def get_embedder(name: str = "minilm", threads: int | None = None) -> Embedder:
     """The process-wide embedder of that name (one model load per process)."""
     if name not in EMBEDDERS:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +67,7 @@ class Filters:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> "Filters":
+    def from_dict(cls, data: dict[str, Any] | None) -> Filters:
         """Inverse of to_dict; accepts lists or single strings for the value lists."""
         data = dict(data or {})
         kwargs: dict[str, Any] = {}
@@ -97,7 +98,7 @@ class FilterColumns:
     # --- build and persistence ---------------------------------------------------------
 
     @classmethod
-    def build(cls, metadatas: Iterable[dict[str, Any]]) -> "FilterColumns":
+    def build(cls, metadatas: Iterable[dict[str, Any]]) -> FilterColumns:
         """Columns for chunks given their metadata, in row order."""
         days: list[int] = []
         fresh: list[int] = []
@@ -151,7 +152,7 @@ class FilterColumns:
             encoding="utf-8")
 
     @classmethod
-    def load(cls, directory: Path) -> "FilterColumns":
+    def load(cls, directory: Path) -> FilterColumns:
         """Map saved columns read-only."""
         meta = json.loads((directory / "vocab.json").read_text(encoding="utf-8"))
         return cls(

@@ -7,8 +7,8 @@ keeps the rank and raw score it had in every list, so the trace can show why it 
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Hashable, Sequence
 
 from core.errors import ConfigError
 

@@ -10,8 +10,8 @@ ranked without the filter) is named in the trace with its reason.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -85,7 +85,7 @@ class Retriever:
         with trace.operation("embed", model=self.embedder.name, queries=len(texts), distinct=len(distinct),
                              cached=len(distinct) - len(missing)) as op:
             if missing:
-                for text, vector in zip(missing, self.embedder.encode(missing)):
+                for text, vector in zip(missing, self.embedder.encode(missing), strict=True):
                     self._vector_cache[text] = vector
                 while len(self._vector_cache) > self.VECTOR_CACHE_SIZE:
                     self._vector_cache.pop(next(iter(self._vector_cache)))
@@ -114,7 +114,7 @@ class Retriever:
                 explicitly, disables ACL checks (an unrestricted caller or operator tool).
             apply_credibility: multiply fused scores by the credibility factor.
         """
-        now = now or dt.datetime.now(dt.timezone.utc).date()
+        now = now or dt.datetime.now(dt.UTC).date()
         texts = [r.query for r in requests if r.search in ("vector", "hybrid")]
         vectors_by_text = self._embed(texts, trace) if texts else {}
         vectors = {r.id: vectors_by_text[r.query] for r in requests if r.query in vectors_by_text}
@@ -172,14 +172,14 @@ class Retriever:
                              **self.credibility_params.__dict__) as op:
             rows = sorted({row for arm in arms for row, _ in arm.items})
             multipliers = dict(zip(rows, kb.columns.credibility_multipliers(np.array(rows, dtype=np.int64), now,
-                                                                             self.credibility_params).tolist()))
+                                                                             self.credibility_params).tolist(), strict=True))
             weighed = []
             for arm in arms:
                 items = [(row, score * multipliers[row] if score >= 0 else score / multipliers[row])
                          for row, score in arm.items]
                 items.sort(key=lambda item: (-item[1], item[0]))
                 weighed.append(RankedList(arm.name, arm.weight, items))
-                moved = sum(1 for a, b in zip(arm.items, items) if a[0] != b[0])
+                moved = sum(1 for a, b in zip(arm.items, items, strict=True) if a[0] != b[0])
                 op.reason += f"{arm.name.split(':')[-1]}: {moved} position(s) changed; "
             op.input_count = op.output_count = len(rows)
             op.kept = [kb.chunk_ids[row] for row in rows]
@@ -212,7 +212,7 @@ class Retriever:
             if hidden:
                 op.reason = f"{hidden} chunk(s) outside the caller's ACL groups not searched"
         return RankedList(f"{request.id}:keyword", weights.get("keyword", 0.0),
-                          list(zip(rows.tolist(), values.tolist())))
+                          list(zip(rows.tolist(), values.tolist(), strict=True)))
 
     def _vector(self, kb, request, vector, candidates, allowed, visible, hidden, weights, trace) -> RankedList:
         with trace.operation("retrieve.vector", task=request.id, kb=kb.name, k=candidates,
@@ -225,4 +225,4 @@ class Retriever:
             if hidden:
                 op.reason = f"{hidden} chunk(s) outside the caller's ACL groups not searched"
         return RankedList(f"{request.id}:vector", weights.get("vector", 0.0),
-                          list(zip(rows.tolist(), values.tolist())))
+                          list(zip(rows.tolist(), values.tolist(), strict=True)))

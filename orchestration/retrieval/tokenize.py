@@ -14,8 +14,9 @@ from importlib import resources
 
 import Stemmer
 
+from core.text import HAN_RUN
+
 # A run of CJK ideographs, or a word made of letters/digits joined by '-', '.', '/' or '_'.
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _WORD = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|[^\W_]+(?:[-./_][^\W_]+)*")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3})")
 _HAS_DIGIT = re.compile(r"\d")
@@ -83,7 +84,7 @@ def tokenize(text: str) -> list[str]:
     """Split text into BM25 terms, in order, duplicates kept (term frequency matters)."""
     out: list[str] = []
     position = 0
-    for run in _CJK_RUN.finditer(text):
+    for run in HAN_RUN.finditer(text):
         if run.start() > position:
             _tokenize_latin(text[position:run.start()], out)
         _tokenize_cjk(run.group(), out)

@@ -22,7 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from perception.types import ACTIONS, DOC_TYPE_VALUES, ENTITY_LABELS, LANGUAGES, STATUS_VALUES, Entity, Perception
+from core.vocab import ACTIONS, DOC_TYPE_VALUES, ENTITY_LABELS, LANGUAGES, STATUS_VALUES
+from perception.types import Entity, Perception
 
 from . import schema
 from .schema import Where

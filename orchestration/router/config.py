@@ -20,23 +20,22 @@ from typing import Any, Sequence
 
 from core.errors import ConfigError
 from core.yamlconfig import parse_yaml
-from perception.types import DOC_TYPE_VALUES, ENTITY_LABELS, STATUS_VALUES
+from core.vocab import ALL_ISSUE_KINDS, DOC_TYPE_VALUES, ENTITY_LABELS, SEARCH_TYPES, STATUS_VALUES, SUBJECT_LABELS
 
 from .. import paths
 from ..retrieval.credibility import CredibilityParams
 from ..retrieval.fusion import METHODS
 from . import schema
 from .conditions import Condition, parse_condition
-from .hints import HINT_ACTIONS, issue_kinds
+from .adjust import ACTIONS as HINT_ACTIONS
 from .schema import Where
 from .templates import Template, parse_template
 
-SEARCH_TYPES = ("hybrid", "keyword", "vector")
 FOR_EACH = ("entity", "source")
 ALL_KBS = "*"
 PERCEPTION = "perception"
 # entities a `for_each: entity` iterates over unless the emit lists `entity_labels`
-DEFAULT_FOR_EACH_LABELS = tuple(label for label in ENTITY_LABELS if label not in ("SOURCE", "TERM"))
+DEFAULT_FOR_EACH_LABELS = tuple(label for label in ENTITY_LABELS if label in SUBJECT_LABELS)
 RESERVED_RULE_NAMES = ("fallback",)
 
 _TOP_KEYS = ("defaults", "limits", "fusion", "credibility", "retry", "rules")
@@ -203,7 +202,7 @@ def _credibility(where: Where, data: Any) -> CredibilityParams:
 
 def _retry(where: Where, data: Any) -> dict[str, tuple[str, ...]]:
     """The `retry` section: issue kind -> allowed hint actions (an empty list allows none)."""
-    data = schema.mapping(where, data, issue_kinds())
+    data = schema.mapping(where, data, ALL_ISSUE_KINDS)
     out = {}
     for kind, actions in data.items():
         out[kind] = () if actions in (None, []) else schema.choices(where.at(kind), actions, HINT_ACTIONS,

@@ -16,24 +16,9 @@ from perception.types import Entity, Perception
 from ..retrieval.filters import Filters
 from ..types import RetrievalTask
 from .conditions import distinct_entities, join_names
+from .draft import Draft
 from .config import ALL_KBS, PERCEPTION, FilterSpec, Rule, TaskSpec
 from .templates import values
-
-
-@dataclass
-class Draft:
-    """A task before ranking, with where its filters came from.
-
-    Attributes:
-        task: the task (id assigned after ranking).
-        from_perception: the filter fields taken from the perception ("time", "status",
-            "doc_type", "source"); `relax_filters` may drop status and doc_type ones.
-        order: emission order, the last tie-breaker.
-    """
-
-    task: RetrievalTask
-    from_perception: set[str] = field(default_factory=set)
-    order: int = 0
 
 
 def resolve_kbs(spec_kbs: Sequence[str], known: Sequence[str]) -> list[str]:

@@ -5,8 +5,7 @@ A hint is applied only when the config's `retry` section lists its action for it
 add or change with `rule="retry:<issue kind>"` and add a sentence to the task's reason.
 Malformed hint parameters never raise: the hint is skipped with a note.
 
-Hints are read by attribute (`action`, `reason`, `params`), so any object shaped like
-`validation.types.Hint` works.
+Hints are `router.adjust.Hint` (the contract validation fills in).
 """
 
 from __future__ import annotations
@@ -14,33 +13,22 @@ from __future__ import annotations
 import datetime as dt
 import math
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
+from core.vocab import ALL_ISSUE_KINDS, SUBJECT_LABELS
 from perception.types import Perception
 from ..retrieval.filters import Filters
 from ..types import RetrievalTask
+from .adjust import ACTIONS as HINT_ACTIONS
+from .adjust import Hint
+from .config import Limits
+from .draft import Draft
 from .templates import topic
-
-if TYPE_CHECKING:
-    from validation.types import Hint
-
-    from .config import Limits
-    from .emit import Draft
-
-HINT_ACTIONS = ("add_entity_task", "add_time_filter", "exclude_status", "exclude_chunk", "drop_claim",
-                "widen", "relax_filters")
 
 
 def issue_kinds() -> tuple[str, ...]:
-    """Every validation issue kind (the keys the retry table may use).
-
-    Imported when a config is parsed rather than with this module: imports run
-    perception <- orchestration <- validation, and the retry table is the one place the
-    router needs validation's vocabulary.
-    """
-    from validation.types import ISSUE_KINDS
-
-    return tuple(kind for kinds in ISSUE_KINDS.values() for kind in kinds)
+    """Every validation issue kind (the keys the retry table may use)."""
+    return ALL_ISSUE_KINDS
 
 RELAXABLE = ("status", "doc_type")
 
@@ -57,13 +45,13 @@ class HintContext:
     """
 
     perception: Perception
-    limits: "Limits"
+    limits: Limits
     kbs: Sequence[str]
     notes: list[str]
 
 
-def allowed(hints: Sequence["Hint"], retry: dict[str, tuple[str, ...]], notes: list[str] | None = None
-            ) -> list["Hint"]:
+def allowed(hints: Sequence[Hint], retry: dict[str, tuple[str, ...]], notes: list[str] | None = None
+            ) -> list[Hint]:
     """The hints the retry table allows, in order; the others noted as skipped."""
     out = []
     for hint in hints:
@@ -76,15 +64,14 @@ def allowed(hints: Sequence["Hint"], retry: dict[str, tuple[str, ...]], notes: l
     return out
 
 
-def excluded_chunks(hints: Sequence["Hint"], retry: dict[str, tuple[str, ...]]) -> set[str]:
+def excluded_chunks(hints: Sequence[Hint], retry: dict[str, tuple[str, ...]]) -> set[str]:
     """Chunk ids of the allowed exclude_chunk hints."""
     return {str(h.params["chunk_id"]) for h in allowed(hints, retry)
             if h.action == "exclude_chunk" and h.params.get("chunk_id")}
 
 
-def _mark(draft: "Draft", kind: str, sentence: str, **changes: Any) -> "Draft":
+def _mark(draft: Draft, kind: str, sentence: str, **changes: Any) -> Draft:
     """The draft with `changes`, marked as changed by a retry for `kind`."""
-    from .emit import Draft
     task = replace(draft.task, rule=f"retry:{kind}", reason=f"{draft.task.reason} Retry ({kind}): {sentence}",
                    **changes)
     return Draft(task, set(draft.from_perception), draft.order)
@@ -92,16 +79,15 @@ def _mark(draft: "Draft", kind: str, sentence: str, **changes: Any) -> "Draft":
 
 # --- handlers: (drafts, hint, context) -> drafts -----------------------------------------------
 
-def _add_entity_task(drafts: list["Draft"], hint: "Hint", ctx: HintContext) -> list["Draft"]:
+def _add_entity_task(drafts: list[Draft], hint: Hint, ctx: HintContext) -> list[Draft]:
     """One task per knowledge base of the plan for the entity alone: hybrid, twice the top_k,
     keeping the time window and exclusions of that kb's first task but not its status,
     doc_type or source filters. The new tasks outrank every rule task."""
-    from .emit import Draft
     entity = str(hint.params.get("entity") or "").strip()
     if not entity:
         ctx.notes.append(f"retry:{hint.reason}: add_entity_task without an entity; skipped")
         return drafts
-    compared = [e for e in ctx.perception.entities if e.label not in ("SOURCE", "TERM")]
+    compared = [e for e in ctx.perception.entities if e.label in SUBJECT_LABELS]
     query = " ".join(f"{entity} {topic(ctx.perception, compared)}".split())
     first_per_kb: dict[str, Draft] = {}
     for d in drafts:
@@ -135,7 +121,7 @@ def _intersect(task_start: dt.date | None, task_end: dt.date | None, start: dt.d
     return lo, hi
 
 
-def _add_time_filter(drafts: list["Draft"], hint: "Hint", ctx: HintContext) -> list["Draft"]:
+def _add_time_filter(drafts: list[Draft], hint: Hint, ctx: HintContext) -> list[Draft]:
     """The hint's window intersected with every task's (only tasks on `params.kb` when given).
 
     A task whose own window does not overlap the hint's keeps its window (noted)."""
@@ -170,7 +156,7 @@ def _add_time_filter(drafts: list["Draft"], hint: "Hint", ctx: HintContext) -> l
     return out
 
 
-def _exclude_status(drafts: list["Draft"], hint: "Hint", ctx: HintContext) -> list["Draft"]:
+def _exclude_status(drafts: list[Draft], hint: Hint, ctx: HintContext) -> list[Draft]:
     """The hint's statuses added to every task's exclude_status."""
     raw = hint.params.get("values") or ()
     values = tuple(str(v) for v in ([raw] if isinstance(raw, str) else raw))
@@ -185,19 +171,19 @@ def _exclude_status(drafts: list["Draft"], hint: "Hint", ctx: HintContext) -> li
     return out
 
 
-def _exclude_chunk(drafts: list["Draft"], hint: "Hint", ctx: HintContext) -> list["Draft"]:
+def _exclude_chunk(drafts: list[Draft], hint: Hint, ctx: HintContext) -> list[Draft]:
     """No task change: the executor drops the chunk (see Router.excluded_chunks)."""
     ctx.notes.append(f"retry:{hint.reason}: chunk {hint.params.get('chunk_id')} excluded from the evidence")
     return drafts
 
 
-def _drop_claim(drafts: list["Draft"], hint: "Hint", ctx: HintContext) -> list["Draft"]:
+def _drop_claim(drafts: list[Draft], hint: Hint, ctx: HintContext) -> list[Draft]:
     """No task change: the composer drops the claim."""
     ctx.notes.append(f"retry:{hint.reason}: claim {hint.params.get('claim')} to be dropped by the composer")
     return drafts
 
 
-def _widen(drafts: list["Draft"], hint: "Hint", ctx: HintContext) -> list["Draft"]:
+def _widen(drafts: list[Draft], hint: Hint, ctx: HintContext) -> list[Draft]:
     """Every task's top_k times the factor (rounded up, at most candidates_per_task)."""
     factor = hint.params.get("factor", 2)
     if isinstance(factor, bool) or not isinstance(factor, (int, float)) or factor <= 1:
@@ -210,7 +196,7 @@ def _widen(drafts: list["Draft"], hint: "Hint", ctx: HintContext) -> list["Draft
     return out
 
 
-def _relax_filters(drafts: list["Draft"], hint: "Hint", ctx: HintContext) -> list["Draft"]:
+def _relax_filters(drafts: list[Draft], hint: Hint, ctx: HintContext) -> list[Draft]:
     """Status and doc_type filters that came from the perception dropped (time, source and
     exclusions stay; ACL is never the router's to relax)."""
     out, relaxed = [], 0
@@ -228,7 +214,7 @@ def _relax_filters(drafts: list["Draft"], hint: "Hint", ctx: HintContext) -> lis
     return out
 
 
-HANDLERS: dict[str, Callable[[list["Draft"], "Hint", HintContext], list["Draft"]]] = {
+HANDLERS: dict[str, Callable[[list[Draft], Hint, HintContext], list[Draft]]] = {
     "add_entity_task": _add_entity_task,
     "add_time_filter": _add_time_filter,
     "exclude_status": _exclude_status,
@@ -240,8 +226,8 @@ HANDLERS: dict[str, Callable[[list["Draft"], "Hint", HintContext], list["Draft"]
 assert set(HANDLERS) == set(HINT_ACTIONS)
 
 
-def apply(drafts: list["Draft"], hints: Sequence["Hint"], retry: dict[str, tuple[str, ...]],
-          ctx: HintContext) -> list["Draft"]:
+def apply(drafts: list[Draft], hints: Sequence[Hint], retry: dict[str, tuple[str, ...]],
+          ctx: HintContext) -> list[Draft]:
     """The drafts after every allowed hint, applied in the order given."""
     for hint in allowed(hints, retry, ctx.notes):
         drafts = HANDLERS[hint.action](drafts, hint, ctx)

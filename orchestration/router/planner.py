@@ -21,7 +21,7 @@ Steps of `run()`:
 from __future__ import annotations
 
 from dataclasses import fields, replace
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 from core.errors import RequestError, UnknownKnowledgeBase
 from perception.types import Perception
@@ -30,10 +30,9 @@ from ..retrieval.filters import Filters
 from ..types import Plan, RetrievalTask
 from . import hints as hint_rules
 from .config import RouterConfig
-from .emit import Draft, describe_filters, expand, with_task
-
-if TYPE_CHECKING:
-    from validation.types import Hint
+from .adjust import Hint
+from .draft import Draft
+from .emit import describe_filters, expand, with_task
 
 OVERRIDE_KEYS = ("filters", "top_k")
 _FILTER_FIELDS = tuple(f.name for f in fields(Filters))
@@ -52,11 +51,11 @@ class Router:
     def warm_up(self) -> None:
         """Nothing to load: the config was validated when it was loaded."""
 
-    def excluded_chunks(self, hints: Sequence["Hint"]) -> set[str]:
+    def excluded_chunks(self, hints: Sequence[Hint]) -> set[str]:
         """Chunk ids the executor must drop: those of exclude_chunk hints the retry table allows."""
         return hint_rules.excluded_chunks(hints, self.config.retry)
 
-    def run(self, perception: Perception, hints: Sequence["Hint"] = (), attempt: int = 0,
+    def run(self, perception: Perception, hints: Sequence[Hint] = (), attempt: int = 0,
             kbs: Sequence[str] | None = None, overrides: dict[str, Any] | None = None) -> Plan:
         """The plan for one attempt.
 

@@ -16,7 +16,7 @@ import time
 import pytest
 import yaml
 
-from server.reload import write_atomically
+from core.files import write_atomically
 
 pytestmark = pytest.mark.slow
 

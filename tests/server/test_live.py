@@ -13,7 +13,7 @@ import time
 import pytest
 import yaml
 
-from server.reload import write_atomically
+from core.files import write_atomically
 
 from .conftest import DATES, E4027, FUEL_EN, INVOICE_EN, INVOICE_ZH, NOW, OFF_TOPIC, Q2_ZH, concurrently
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from core.vocab import SUBJECT_LABELS
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer
 from perception.types import Perception
@@ -22,7 +23,6 @@ from validation.context import CheckContext
 from validation.types import Issue
 
 CHECK = "evidence"
-SUBJECT_LABELS = frozenset({"PERSON", "ORG", "PRODUCT", "CODE", "WORK", "EVENT", "QUOTED", "PLACE"})
 # Share of the question's subjects the evidence must mention. Measured on 200 MultiHop-RAG dev
 # queries with NER: 0.5 refuses 67% of null questions at 11% false refusals; 0.67 refuses 93%
 # at 35% (docs/VALIDATION.md).

@@ -1,0 +1,34 @@
+"""Reading text the same way in every layer: citation markers and Chinese characters.
+
+The composer writes `[n]` markers, the validator reads them, the loop strips them from
+dropped claims: all through `CITATION_MARKER`, which also knows the grouped forms
+"[1, 2]" and "[1，2]" an LLM writes.
+"""
+
+from __future__ import annotations
+
+import re
+
+# CJK unified ideographs (extension A, the basic block) and the compatibility ideographs
+HAN_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+HAN = re.compile(f"[{HAN_RANGES}]")
+HAN_RUN = re.compile(f"[{HAN_RANGES}]+")
+NON_HAN_WORD = re.compile(f"[^\\s{HAN_RANGES}]+")  # a run of anything but spaces and Han characters
+
+CITATION_MARKER = re.compile(r"\s*\[\s*(\d+(?:\s*[,，、]\s*\d+)*)\s*\]")
+_MARKER_NUMBER = re.compile(r"\d+")
+
+
+def has_han(text: str) -> bool:
+    """Whether the text holds at least one Chinese character."""
+    return HAN.search(text) is not None
+
+
+def strip_markers(text: str) -> str:
+    """The text without its citation markers ("[1]", "[1, 2]"), trimmed."""
+    return CITATION_MARKER.sub("", text).strip()
+
+
+def marker_numbers(text: str) -> list[int]:
+    """Every number cited in the text, in order of appearance ("see [2] and [1, 3]" -> [2, 1, 3])."""
+    return [int(n) for match in CITATION_MARKER.finditer(text) for n in _MARKER_NUMBER.findall(match.group(1))]
