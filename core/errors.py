@@ -1,9 +1,10 @@
-"""The Sightline exception tree.
+"""The Sightline exception tree, every family with its HTTP status.
 
 It lives in `core/`, below every agent (core <- perception <- orchestration <- validation <-
-server), so that every layer can raise from it without importing another agent.
-The server maps each family to one HTTP status in a single place. Validation findings are
-data, never exceptions.
+server), so that every layer can raise from it without importing another agent. Each class
+says its own `http_status` (and `challenge`, the WWW-Authenticate value of a 401), so the
+server's handler (server/errors.py) has no table: a new error is one class here.
+Validation findings are data, never exceptions.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ class SightlineError(Exception):
     """
 
     code = "sightline_error"
+    http_status = 500
+    challenge: str | None = None  # WWW-Authenticate header of a 401
 
     def __init__(self, message: str, field: str | None = None) -> None:
         super().__init__(message)
@@ -40,6 +43,13 @@ class ConfigError(SightlineError):
     code = "config_error"
 
 
+class ConfigRejected(ConfigError):
+    """A router config sent to or reloaded by an /admin endpoint is invalid; nothing changed."""
+
+    code = "config_rejected"
+    http_status = 422
+
+
 # --- knowledge bases -------------------------------------------------------------------
 
 class KnowledgeBaseError(SightlineError):
@@ -52,12 +62,14 @@ class UnknownKnowledgeBase(KnowledgeBaseError):
     """A request or config names a knowledge base that is not configured."""
 
     code = "unknown_kb"
+    http_status = 404
 
 
 class IndexUnavailable(KnowledgeBaseError):
     """A knowledge base's index directory is missing, incomplete or corrupted."""
 
     code = "index_unavailable"
+    http_status = 503
 
 
 # --- requests --------------------------------------------------------------------------
@@ -66,17 +78,75 @@ class RequestError(SightlineError):
     """Input from a caller (HTTP body, CLI argument) is malformed or out of limits."""
 
     code = "bad_request"
+    http_status = 400
 
 
 class PayloadTooLarge(RequestError):
     """A request body is larger than the configured limit."""
 
     code = "payload_too_large"
+    http_status = 413
 
 
-# --- upstream services -----------------------------------------------------------------
+class RequestTimeout(RequestError):
+    """A client stopped sending its request body for longer than the body timeout."""
 
-class UpstreamError(SightlineError):
-    """An external service (an OpenAI-compatible LLM endpoint) failed or timed out."""
+    code = "request_timeout"
+    http_status = 408
 
-    code = "upstream_error"
+
+class UnsupportedMediaType(RequestError):
+    """A body was sent with a Content-Type the endpoint does not take."""
+
+    code = "unsupported_media_type"
+    http_status = 415
+
+
+# --- who is asking ---------------------------------------------------------------------
+
+class Unauthenticated(SightlineError):
+    """A request's credentials are missing (when anonymous calls are off), malformed or unknown.
+
+    Args:
+        message: what is wrong and how to fix it.
+        reason: one of server.callers.AUTH_FAILURE_REASONS (the auth failure metric's label).
+    """
+
+    code = "unauthorized"
+    http_status = 401
+    challenge = 'Bearer realm="sightline"'
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message, field="Authorization")
+        self.reason = reason
+
+
+class Unauthorized(SightlineError):
+    """An /admin endpoint was called without the right bearer token."""
+
+    code = "unauthorized"
+    http_status = 401
+    challenge = 'Bearer realm="sightline-admin"'
+
+
+class AdminDisabled(SightlineError):
+    """An /admin endpoint was called while no admin token is configured (it does not exist then)."""
+
+    code = "admin_disabled"
+    http_status = 404
+
+
+# --- the service -----------------------------------------------------------------------
+
+class NotReady(SightlineError):
+    """The service is up but cannot answer yet (an index or the config failed to load)."""
+
+    code = "not_ready"
+    http_status = 503
+
+
+class PreconditionFailed(SightlineError):
+    """PUT /admin/router with an If-Match version that is not the file's current one."""
+
+    code = "precondition_failed"
+    http_status = 412

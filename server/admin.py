@@ -20,7 +20,7 @@ from core.yamlconfig import parse_yaml
 from core.files import write_atomically
 
 from . import metrics
-from .errors import AdminDisabled, ConfigRejected, PreconditionFailed, Unauthorized, UnsupportedMediaType
+from core.errors import AdminDisabled, ConfigRejected, PreconditionFailed, Unauthorized, UnsupportedMediaType
 
 log = logging.getLogger("sightline.admin")
 YAML_TYPES = ("text/yaml", "application/yaml", "application/x-yaml", "text/x-yaml", "text/plain")

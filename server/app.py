@@ -19,14 +19,14 @@ from typing import Any
 
 from flask import Flask, Response, g, jsonify, request
 
-from core.errors import PayloadTooLarge, RequestError
+from core.errors import PayloadTooLarge, RequestError, RequestTimeout, Unauthenticated
 
 from . import metrics
 from .admin import admin
-from .errors import RequestTimeout, is_admin_request, redact, register_error_handlers
+from .errors import is_admin_request, redact, register_error_handlers
 from .logs import caller_var, configure_logging, request_id_var
 from .openapi import build_openapi
-from .callers import Caller, Unauthenticated
+from .callers import Caller
 from .schemas import MAX_JSON_DEPTH, parse_ask_request
 from .loop import shape_trace
 from .service import Service

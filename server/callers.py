@@ -22,23 +22,13 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from core.errors import SightlineError
+from core.errors import Unauthenticated
 from core.names import GROUP_PATTERN, parse_groups
 
 from .keys import KeyStore
 
 KEY_PATTERN = re.compile(r"^[A-Za-z0-9._~+/=-]{16,512}$")
 AUTH_FAILURE_REASONS = ("missing_key", "malformed_key", "unknown_key", "bad_gateway_header")
-
-
-class Unauthenticated(SightlineError):
-    """A request's credentials are missing (when anonymous calls are off), malformed or unknown."""
-
-    code = "unauthorized"
-
-    def __init__(self, message: str, reason: str) -> None:
-        super().__init__(message, field="Authorization")
-        self.reason = reason
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """One place that turns every error into `{"error": {"code", "message", "field"?}}` and a status.
 
-Sightline's exception tree maps family by family (most specific class first); werkzeug's HTTP
+Sightline's errors carry their own status (core/errors.py); werkzeug's HTTP
 errors (unknown route, wrong method, body over the limit, undecodable body) get the same
 body shape; anything else is a 500 whose body names the request id and whose traceback goes
 to the JSON log, never to the caller.
@@ -8,9 +8,8 @@ to the JSON log, never to the caller.
 
 from __future__ import annotations
 
-import logging
-
 import hmac
+import logging
 import os
 import re
 from typing import Any
@@ -20,81 +19,18 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTo
 
 from orchestration import paths
 
-from core.errors import (ConfigError, IndexUnavailable, KnowledgeBaseError, PayloadTooLarge,
-                               RequestError, SightlineError, UnknownKnowledgeBase, UpstreamError)
+from core.errors import SightlineError
 
 from .logs import request_id_var
 
 log = logging.getLogger("sightline.errors")
 
-# most specific first: the first isinstance match wins
-STATUS = (
-    (PayloadTooLarge, 413),
-    (RequestError, 400),
-    (UnknownKnowledgeBase, 404),
-    (IndexUnavailable, 503),
-    (KnowledgeBaseError, 500),
-    (ConfigError, 500),
-    (UpstreamError, 502),
-    (SightlineError, 500),
-)
 # werkzeug status -> our error code
 HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
               405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type",
               422: "unprocessable", 429: "too_many_requests", 500: "internal_error", 503: "unavailable"}
 
 
-class AdminDisabled(SightlineError):
-    """An /admin endpoint was called while no admin token is configured."""
-
-    code = "admin_disabled"
-
-
-class Unauthorized(SightlineError):
-    """An /admin endpoint was called without the right bearer token."""
-
-    code = "unauthorized"
-
-
-class NotReady(SightlineError):
-    """The service is up but cannot answer yet (an index or the config failed to load)."""
-
-    code = "not_ready"
-
-
-class ConfigRejected(ConfigError):
-    """A router config sent to or reloaded by an /admin endpoint is invalid; nothing changed."""
-
-    code = "config_rejected"
-
-
-class PreconditionFailed(SightlineError):
-    """PUT /admin/router with an If-Match version that is not the file's current one."""
-
-    code = "precondition_failed"
-
-
-class RequestTimeout(RequestError):
-    """A client stopped sending its request body for longer than the body timeout."""
-
-    code = "request_timeout"
-
-
-class UnsupportedMediaType(RequestError):
-    """A body was sent with a Content-Type the endpoint does not take."""
-
-    code = "unsupported_media_type"
-
-
-def _unauthenticated():
-    from .callers import Unauthenticated
-
-    return Unauthenticated
-
-
-EXTRA_STATUS = ((AdminDisabled, 404), (Unauthorized, 401), (_unauthenticated(), 401), (NotReady, 503),
-                (ConfigRejected, 422), (PreconditionFailed, 412), (UnsupportedMediaType, 415),
-                (RequestTimeout, 408))
 ABSOLUTE_PATH = re.compile(r"(?<![\w.:/>-])/(?:[^\s'\"`,;:()\[\]]+/?)+")
 
 
@@ -137,11 +73,8 @@ def _safe(text: str | None) -> str | None:
 
 
 def status_for(error: SightlineError) -> int:
-    """The HTTP status of a Sightline error (the first matching family)."""
-    for cls, status in EXTRA_STATUS + STATUS:
-        if isinstance(error, cls):
-            return status
-    return 500
+    """The HTTP status of a Sightline error: its class says it (core/errors.py)."""
+    return error.http_status
 
 
 def error_response(code: str, message: str, status: int, field: str | None = None, headers=None):
@@ -165,11 +98,7 @@ def _sightline(error: SightlineError):
     level = logging.ERROR if status >= 500 else logging.INFO
     log.log(level, _safe(error.message), extra={"error_code": error.code, "field": _safe(error.field),
                                          "path": request.path, "status": status})
-    headers = None
-    if isinstance(error, Unauthorized):
-        headers = {"WWW-Authenticate": 'Bearer realm="sightline-admin"'}
-    elif isinstance(error, _unauthenticated()):
-        headers = {"WWW-Authenticate": 'Bearer realm="sightline"'}
+    headers = {"WWW-Authenticate": error.challenge} if error.challenge else None
     return error_response(error.code, error.message, status, error.field, headers)
 
 

@@ -22,14 +22,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from core.errors import ConfigError, NotReady, SightlineError
 from orchestration.kb.config import KBConfig, load_kb_config
 from orchestration.router.config import RouterConfig, load_router_config
-from core.errors import ConfigError, SightlineError
 
 from . import metrics
 from .builds import BuildWatcher
 from .callers import Caller, CallerResolver
-from .errors import NotReady
 from .keys import KeyStore, keys_path
 from .reload import RouterWatcher
 from .settings import ServiceSettings
@@ -159,7 +158,8 @@ class Service:
                 log.error("service not ready: %s", exc.message, extra={"event": "startup", "code": exc.code})
                 return False
             self._attach(loop, config, text)
-            log.info("service ready", extra={"event": "startup", "knowledge_bases": list(loop.retriever.knowledge_bases),
+            log.info("service ready", extra={"event": "startup",
+                                             "knowledge_bases": list(loop.retriever.knowledge_bases),
                                              "router_version": config.version, "workers": self.settings.worker_count,
                                              "seconds": round(time.perf_counter() - started, 2)})
             return True
@@ -174,7 +174,8 @@ class Service:
                                      snapshot=self.state_dir / "router.good.yaml")
         if text:
             self.watcher.publish(text)
-        self.builds = BuildWatcher(loop.retriever, self.lock, self._refresh_sources, self.settings.router_reload_seconds)
+        self.builds = BuildWatcher(loop.retriever, self.lock, self._refresh_sources,
+                                   self.settings.router_reload_seconds)
 
     def _refresh_sources(self) -> None:
         """After a build switch: Perception recognises the sources the new builds' public documents name."""
@@ -324,7 +325,7 @@ def _text_if_version(text: str, version: str) -> str:
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 def _load_router(path: Path, known_kbs: list[str]) -> tuple[RouterConfig, str]:

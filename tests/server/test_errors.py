@@ -73,3 +73,32 @@ def test_unexpected_exception_is_500_without_traceback(client, answer_loop, monk
     error = _error(response, 500)
     assert error["code"] == "internal_error" and "req-500" in error["message"]
     assert "secret" not in error["message"]
+
+
+def _error_classes():
+    import inspect
+
+    from core import errors
+
+    return [cls for _name, cls in inspect.getmembers(errors, inspect.isclass)
+            if issubclass(cls, errors.SightlineError)]
+
+
+@pytest.mark.parametrize("cls", _error_classes(), ids=lambda cls: cls.__name__)
+def test_every_error_class_reaches_the_caller_with_its_own_status_and_code(cls):
+    """One handler, no table: the class says its status (a 401 also says how to authenticate)."""
+    from flask import Flask
+
+    from server.errors import register_error_handlers
+
+    app = Flask("errors")
+    register_error_handlers(app)
+
+    @app.route("/boom")
+    def boom():
+        raise cls("what went wrong", "reason") if cls.__name__ == "Unauthenticated" else cls("what went wrong")
+
+    response = app.test_client().get("/boom")
+    assert response.status_code == cls.http_status
+    assert response.json["error"]["code"] == cls.code and response.json["error"]["message"] == "what went wrong"
+    assert (response.headers.get("WWW-Authenticate") is not None) == (cls.http_status == 401)
