@@ -16,9 +16,9 @@ import json
 import os
 import statistics
 import time
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Callable
 
 from perception.agent import PerceptionAgent
 from perception.entities import EntityRules

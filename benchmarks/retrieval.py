@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import gc
 import json
 import os
@@ -26,10 +27,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import psutil
@@ -181,7 +183,7 @@ def _bench_bm25(corpus: Corpus, queries: list[list[str]], args: argparse.Namespa
     _set_threads(args.build_threads)
     arrays = corpus.chunk_arrays()
     vocab = corpus.vocab
-    built, build_s, rss_growth = _timed_build(lambda: BM25Index.build_from_term_ids(arrays, vocab))
+    built, build_s, rss_growth = _timed_build(functools.partial(BM25Index.build_from_term_ids, arrays, vocab))
     built.save(directory)
     stats = dict(built.stats)
     del built
@@ -254,7 +256,7 @@ def _bench_dense(vectors: np.ndarray, queries: np.ndarray, args: argparse.Namesp
     _set_threads(args.build_threads)
     for kind, params in variants.items():
         _log(f"    build {kind}")
-        built, build_s, rss_growth = _timed_build(lambda: DenseIndex.build(vectors, params))
+        built, build_s, rss_growth = _timed_build(functools.partial(DenseIndex.build, vectors, params))
         built.save(work / kind)
         del built
         gc.collect()
@@ -284,7 +286,7 @@ def _bench_dense(vectors: np.ndarray, queries: np.ndarray, args: argparse.Namesp
     for kind in variants:
         found = [loaded[kind].search(queries[i:i + 1], K)[0][0] for i in range(nq)]
         result[f"ours_{kind}"]["recall_at_10"] = round(float(np.mean(
-            [len(set(f.tolist()) & set(e.tolist())) / K for f, e in zip(found, exact)])), 4)
+            [len(set(f.tolist()) & set(e.tolist())) / K for f, e in zip(found, exact, strict=True)])), 4)
     return result
 
 
@@ -559,7 +561,8 @@ def _cell(entry: dict[str, Any] | None, *keys: str) -> str:
 
 def render_markdown(report: dict[str, Any]) -> str:
     """The report as Markdown tables (what docs/BENCHMARKS.md shows)."""
-    lines = ["| chunks | system | median ms | p95 ms | speed-up (ours) | build s | disk MB | RSS after load+queries MB | recall@10 |",
+    lines = ["| chunks | system | median ms | p95 ms | speed-up (ours) | build s | disk MB "
+             "| RSS after load+queries MB | recall@10 |",
              "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for size, entry in report["sizes"].items():
         bm25, dense, rss = entry["bm25"], entry["dense"], entry.get("rss", {})
@@ -585,8 +588,8 @@ def render_markdown(report: dict[str, Any]) -> str:
                          f"{_cell(probe, 'after_queries_mb')} | {_cell(e, 'recall_at_10')} |")
         worker = rss.get("worker")
         if worker:
-            lines.append(f"| {int(size):,} | worker (BM25 + dense + MiniLM) | | | | | | {_cell(worker, 'after_queries_mb')} "
-                         f"(USS {_cell(worker, 'uss_mb')}) | |")
+            lines.append(f"| {int(size):,} | worker (BM25 + dense + MiniLM) | | | | | | "
+                         f"{_cell(worker, 'after_queries_mb')} (USS {_cell(worker, 'uss_mb')}) | |")
     emb, tok = report.get("embedding"), report.get("tokenize")
     if emb:
         lines.append(f"\nEmbedding ({emb['model']}, {emb['threads']} threads): {emb['chunks_per_s']} chunks/s of "
@@ -594,7 +597,8 @@ def render_markdown(report: dict[str, Any]) -> str:
                      f"{emb['hours_for_1m_chunks']} h per million chunks; one query {emb['query_ms_median']} ms "
                      f"at {emb['query_threads']} thread(s).")
     if tok:
-        lines.append(f"Tokeniser: {tok['tokens_per_s']:,} tokens/s ({tok['minutes_for_1m_chunks']} min per million chunks).")
+        lines.append(f"Tokeniser: {tok['tokens_per_s']:,} tokens/s "
+                     f"({tok['minutes_for_1m_chunks']} min per million chunks).")
     threads = report["threads"]
     lines.append(f"Threads: query {threads['query']} (FAISS OpenMP {threads['faiss_omp']}, BLAS {threads['blas']}), "
                  f"build {threads['build']}.")

@@ -130,7 +130,7 @@ def pseudo_words(n: int, seed: int = 0) -> list[str]:
         parts = rng.integers(0, syllables.size, size=(batch, 4))
         candidates = ["".join(syllables[parts[i, :c]]) for i, c in enumerate(counts.tolist())]
         stems = stemmer.stemWords(candidates)
-        for word, stem in zip(candidates, stems):
+        for word, stem in zip(candidates, stems, strict=True):
             if word == stem and word not in seen and word not in STOPWORDS_EN and len(word) > 2:
                 seen.add(word)
                 out.append(word)

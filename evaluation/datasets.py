@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orchestration.paths import REPO_ROOT
 from core.errors import RequestError
+from orchestration.paths import REPO_ROOT
 
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "eval"
 SET_FOLDERS = {"scifact": "scifact", "multihop": "multihop_rag", "hotpotqa": "hotpotqa", "rgb": "rgb"}
@@ -60,7 +60,8 @@ def load_queries(name: str, folder: Path, queries: Path | None = None) -> list[E
     if name == "scifact":
         qrels_dir = folder / "qrels"
         split = "test" if queries is None else path.stem.replace("queries_", "")
-        qrels = read_qrels(qrels_dir / f"{split}.tsv" if (qrels_dir / f"{split}.tsv").is_file() else qrels_dir / "test.tsv")
+        split_qrels = qrels_dir / f"{split}.tsv"
+        qrels = read_qrels(split_qrels if split_qrels.is_file() else qrels_dir / "test.tsv")
         return [EvalQuery(r["_id"], r["text"], relevance=qrels[r["_id"]], raw=r) for r in records if r["_id"] in qrels]
     if name == "multihop":
         return [EvalQuery(r["_id"], r["text"], type=r["question_type"],

@@ -35,12 +35,10 @@ import yaml
 
 from orchestration.kb.config import KBConfig
 from orchestration.kb.ingest import ingest
-from orchestration.paths import REPO_ROOT
 from orchestration.retrieval.embedder import get_embedder
 
 from .datasets import DEFAULT_DATA, load_queries, read_jsonl
 from .stats import head_commit
-from .metrics import mean_metrics
 
 FLOORS = Path(__file__).with_name("floors.yaml")
 SCIFACT_QUERIES, SCIFACT_DISTRACTORS = 20, 4
@@ -125,14 +123,14 @@ def guard_kb_config(data_dir: Path, work: Path) -> KBConfig:
 
 def measure(data_dir: Path | None = None, work: Path | None = None, progress: bool = False) -> dict[str, Any]:
     """Today's figures on the guard subset: {"scifact": {...}, "multihop": {...}, "rgb_zh": {...}}."""
+    from orchestration.paths import config_dir
+    from orchestration.router.config import load_router_config
+    from perception import PerceptionAgent
     from server.loop import AnswerLoop
 
     from .multihop_loop import run_loop_eval
     from .rgb import run_rgb_lang
     from .runner import run_retrieval_modes
-    from orchestration.paths import config_dir
-    from orchestration.router.config import load_router_config
-    from perception import PerceptionAgent
 
     data_dir = data_dir or DEFAULT_DATA
     own_tmp = None
@@ -163,8 +161,8 @@ def measure(data_dir: Path | None = None, work: Path | None = None, progress: bo
     out["scifact"] = {f"{mode}_{name}": value for mode, values in metrics.items() for name, value in values.items()}
 
     answerable = [q for q in mh_queries if q.type != "null_query"]
-    mh_retriever = Retriever({"guard_multihop": KnowledgeBase(config.get("guard_multihop"),
-                                                              config.kb_dir("guard_multihop"), embedder.name)}, embedder)
+    mh_kb = KnowledgeBase(config.get("guard_multihop"), config.kb_dir("guard_multihop"), embedder.name)
+    mh_retriever = Retriever({"guard_multihop": mh_kb}, embedder)
     mh_retriever.warm_up()
     metrics, _, _ = run_retrieval_modes("multihop", "guard_multihop", mh_retriever, answerable, progress)
     router_path = _multihop_router_text()

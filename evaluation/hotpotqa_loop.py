@@ -9,7 +9,8 @@ attempt's evidence, in evidence order), so `router` sits beside `hybrid` top-K.
 from __future__ import annotations
 
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from tqdm import tqdm
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from tqdm import tqdm
 

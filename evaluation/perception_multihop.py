@@ -96,7 +96,8 @@ def evaluate(queries: list[dict], sources: list[str], use_ner: bool, show: int =
             mentioned = {s for hit in matcher.find(q["text"]) for s in hit.sources}
             ceiling += want <= mentioned
             if got != want:
-                kind = "source_missing_in_query" if not want <= mentioned else "source_extra" if got > want else "source_other"
+                kind = ("source_missing_in_query" if not want <= mentioned
+                        else "source_extra" if got > want else "source_other")
                 failures[kind].append((q["_id"], q["text"], sorted(want), sorted(got)))
         if evidence and EXPLICIT_DATE.search(q["text"]):
             date_total += 1

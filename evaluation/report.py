@@ -9,8 +9,9 @@ import datetime as dt
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import matplotlib
 
@@ -53,7 +54,7 @@ def _grouped_bars(ax, metrics: dict[str, dict[str, float]], modes: Sequence[str]
         values = [metrics[mode].get(n) or 0.0 for n in names]
         xs = [j + (i - (len(modes) - 1) / 2) * width for j in range(len(names))]
         bars = ax.bar(xs, values, width, label=mode, color=COLORS.get(mode))
-        for bar, value in zip(bars, values):
+        for bar, value in zip(bars, values, strict=True):
             inside = value > 0.12
             ax.text(bar.get_x() + bar.get_width() / 2, value - 0.01 if inside else value + 0.01, f"{value:.2f}",
                     ha="center", va="top" if inside else "bottom", fontsize=7, rotation=90,
@@ -94,7 +95,7 @@ def plot_by_type(result: dict[str, Any], out: Path, modes: Sequence[str], names:
     modes = [m for m in modes if m in by_type]
     types = sorted({t for m in modes for t in by_type[m]})
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), squeeze=False)
-    for ax, name in zip(axes[0], names):
+    for ax, name in zip(axes[0], names, strict=True):
         table = {m: {t: by_type[m].get(t, {}).get(name) for t in types} for m in modes}
         _grouped_bars(ax, table, modes, types)
         ax.set_xticklabels([f"{t.replace('_query', '')}\n(n={by_type[modes[0]].get(t, {}).get('queries', '?')})"
@@ -232,7 +233,7 @@ def write_report(results: list[dict[str, Any]], out: Path) -> Path:
         name = fn(by_set, out)
         if name:
             plots[key] = name
-    lines = [f"# Sightline evaluation report", "",
+    lines = ["# Sightline evaluation report", "",
              f"Generated {dt.date.today().isoformat()} (HEAD `{head_commit()}`) by `sightline eval` "
              f"(embedder MiniLM-L6-v2, 2 shared CPU cores). Data: `../shared/eval` (not in the repo).", "",
              "| set | queries | wall time | KB (documents / chunks) | limit | code (HEAD at run start) |",
@@ -249,7 +250,8 @@ def write_report(results: list[dict[str, Any]], out: Path) -> Path:
         lines += _table(r["metrics"])
         if r.get("anchors"):
             lines += ["", "Published anchors: " + "; ".join(
-                f"{label}: " + ", ".join(f"{k} {v}" for k, v in values.items()) for label, values in r["anchors"].items())]
+                f"{label}: " + ", ".join(f"{k} {v}" for k, v in values.items())
+                for label, values in r["anchors"].items())]
         for key in (name, f"{name}_by_type"):
             if key in plots:
                 lines += ["", f"![{key}]({plots[key]})"]

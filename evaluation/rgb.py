@@ -24,8 +24,9 @@ import datetime as dt
 import json
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from tqdm import tqdm
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 from tqdm import tqdm
@@ -95,7 +96,8 @@ def doc_ranking(chunks) -> list[str]:
 
 def score_scifact(chunks, query: EvalQuery) -> dict[str, float]:
     ranking = doc_ranking(chunks)
-    return {"ndcg@10": ndcg_at_k(ranking, query.relevance, 10), "recall@100": recall_at_k(ranking, query.relevance, 100)}
+    return {"ndcg@10": ndcg_at_k(ranking, query.relevance, 10),
+            "recall@100": recall_at_k(ranking, query.relevance, 100)}
 
 
 def score_multihop(chunks, query: EvalQuery) -> dict[str, float]:
@@ -247,8 +249,9 @@ def format_table(result: dict[str, Any]) -> str:
     for mode in modes:
         values = result["metrics"][mode]
         total = result["latency"].get(mode, {}).get("total", {})
-        lines.append(f"{mode:<10}" + "".join(f"{values[n]:>{width}.4f}" if values.get(n) is not None else f"{'-':>{width}}"
-                                             for n in names)
+        cells = "".join(f"{values[n]:>{width}.4f}" if values.get(n) is not None else f"{'-':>{width}}"
+                        for n in names)
+        lines.append(f"{mode:<10}" + cells
                      + f"{total.get('median_ms', float('nan')):>12.2f}{total.get('p95_ms', float('nan')):>10.2f}")
     for mode, types in result.get("by_type", {}).items():
         for qtype, values in types.items():

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import statistics
-from typing import Mapping, Sequence
+import subprocess
+from collections.abc import Mapping, Sequence
 
 from orchestration.paths import REPO_ROOT
 

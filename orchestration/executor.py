@@ -1,9 +1,9 @@
 """Running a plan: all tasks' searches, cross-task fusion, credibility, de-duplication, budget.
 
 The Executor turns a Plan into the evidence the composer reads. Each task's search already
-weighs its arms by credibility (see Retriever); the tasks are then fused by their weights. Every decision lands in the trace: which chunks each step kept and which it
-dropped, with the reason (excluded by validation, near-duplicate of another chunk, over the
-context budget).
+weighs its arms by credibility (see Retriever); the tasks are then fused by their weights.
+Every decision lands in the trace: which chunks each step kept and which it dropped, with the
+reason (excluded by validation, near-duplicate of another chunk, over the context budget).
 """
 
 from __future__ import annotations

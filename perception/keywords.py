@@ -75,7 +75,8 @@ class KeywordRules:
         whole_spans = [e.span for e in whole]
         items: list[tuple[int, str]] = []
         for e in whole:
-            items.append((e.span[0], e.normalized if e.label == "CODE" else e.text.lower() if e.text.isascii() else e.text))
+            word = e.normalized if e.label == "CODE" else e.text.lower() if e.text.isascii() else e.text
+            items.append((e.span[0], word))
         blocked = skip + whole_spans
         if language == "zh":
             tokens = self.segment(text)

@@ -194,9 +194,11 @@ class TimeRules:
                   rf"(?:,?\s+(?P<y>\d{{4}})\b)?"))
         p.append(("time.month_year", "month", rf"\b(?P<mon>{mon})\.?,?\s+(?:of\s+)?{year}\b"))
         p.append(("time.year_month", "sep_digit", r"(?<![\d\-./])(?P<y>\d{4})-(?P<m>\d{2})(?![\d\-./])"))
-        p.append(("time.quarter", "quarter", rf"\b(?:Q(?P<q>[1-4])|(?P<q2>[1-4])Q)(?:\s*(?:of\s+)?(?:FY\s*)?{year})?\b"))
+        p.append(("time.quarter", "quarter", rf"\b(?:Q(?P<q>[1-4])|(?P<q2>[1-4])Q)"
+                  rf"(?:\s*(?:of\s+)?(?:FY\s*)?{year})?\b"))
         p.append(("time.quarter", "quarter", rf"\b{year}\s*-?\s*Q(?P<q>[1-4])\b"))
-        p.append(("time.quarter", "quarter", rf"\b(?:the\s+)?(?P<qord>{ords})\s+quarter\b(?:\s+(?:of\s+)?(?:FY\s*)?{year}\b)?"))
+        p.append(("time.quarter", "quarter", rf"\b(?:the\s+)?(?P<qord>{ords})\s+quarter\b"
+                  rf"(?:\s+(?:of\s+)?(?:FY\s*)?{year}\b)?"))
         p.append(("time.half", "half", rf"\b(?:H(?P<h>[12])|(?:the\s+)?(?P<hord>first|second|1st|2nd)\s+half)"
                   rf"(?:\s+(?:of\s+)?{year})?\b"))
         p.append(("time.decade", "decade", r"\b(?:the\s+)?(?P<dec>(?:19|20)\d)0s\b"))
@@ -204,8 +206,8 @@ class TimeRules:
         p.append(("time.month", "month", rf"\b(?:in|during|since|until|till|before|after|from|between|by|through|"
                   rf"to|and|early|mid|late|of|or)\s+(?:early\s+|mid-?\s*|late\s+)?(?P<body>(?P<mon>{mon}))\b"
                   rf"(?!\s*\d)(?!\.\d)"))
-        p.append(("time.rolling", "rolling", rf"\b(?:(?:in|over|within|during)\s+)?(?:the\s+)?(?:last|past|previous|prior|recent)"
-                  rf"\s+(?P<n>\d{{1,3}}|{nums})\s+(?P<unit>{_alt(en_units)})\b"))
+        p.append(("time.rolling", "rolling", rf"\b(?:(?:in|over|within|during)\s+)?(?:the\s+)?"
+                  rf"(?:last|past|previous|prior|recent)\s+(?P<n>\d{{1,3}}|{nums})\s+(?P<unit>{_alt(en_units)})\b"))
         p.append(("time.ago", "ago", rf"\b(?P<n>\d{{1,3}}|{nums})\s+(?P<unit>{_alt(en_units)})\s+ago\b"))
         # Chinese
         cy = r"(?P<y>\d{4}|[〇零一二三四五六七八九]{4})\s*年"
@@ -220,10 +222,12 @@ class TimeRules:
         p.append(("time.zh_quarter", "han", r"(?<![个这上本当])(?:第\s*)?(?P<q>[1-4一二三四])\s*季度"))
         p.append(("time.zh_half", "han", r"(?<![今去前明])(?P<h>[上下])半年"))
         p.append(("time.zh_date", "han", rf"{cm}\s*月\s*{cd}\s*[日号]"))
-        p.append(("time.zh_month", "han", r"(?<![\d个上本这当一二三四五六七八九十两])(?P<m>\d{1,2}|十[一二]?|[一二三四五六七八九])\s*月份?(?!\s*[\d一二三四五六七八九十]+\s*[日号])"))
-        p.append(("time.rolling", "han", rf"(?:最近|过去|近|前)\s*(?P<n>\d{{1,3}}|{_CN_NUM})\s*(?P<unit>{_alt(zh_units)})"
-                  rf"(?:来|以来|内|之内)?"))
-        p.append(("time.ago", "han", rf"(?<!\d)(?P<n>\d{{1,3}}|{_CN_NUM})\s*(?P<unit>{_alt(zh_units)})\s*(?:前|之前|以前)"))
+        p.append(("time.zh_month", "han", r"(?<![\d个上本这当一二三四五六七八九十两])"
+                  r"(?P<m>\d{1,2}|十[一二]?|[一二三四五六七八九])\s*月份?(?!\s*[\d一二三四五六七八九十]+\s*[日号])"))
+        p.append(("time.rolling", "han", rf"(?:最近|过去|近|前)\s*(?P<n>\d{{1,3}}|{_CN_NUM})"
+                  rf"\s*(?P<unit>{_alt(zh_units)})(?:来|以来|内|之内)?"))
+        p.append(("time.ago", "han", rf"(?<!\d)(?P<n>\d{{1,3}}|{_CN_NUM})\s*(?P<unit>{_alt(zh_units)})"
+                  rf"\s*(?:前|之前|以前)"))
         self._patterns = [(rule, gate, re.compile(rx, flags)) for rule, gate, rx in p]
         self._month_words = frozenset(tc.months)
         self._sep_digit = re.compile(r"\d[-/.]\d")
@@ -379,7 +383,9 @@ class TimeRules:
                 first = 3 * atom.quarter - 2
                 return date(year, first, 1), month_end(year, first + 2)
             if atom.half is not None:
-                return (date(year, 1, 1), date(year, 6, 30)) if atom.half == 1 else (date(year, 7, 1), date(year, 12, 31))
+                if atom.half == 1:
+                    return date(year, 1, 1), date(year, 6, 30)
+                return date(year, 7, 1), date(year, 12, 31)
             if atom.month is not None and atom.day is not None:
                 d = date(year, atom.month, atom.day)
                 return d, d
@@ -416,7 +422,8 @@ class TimeRules:
             out.append((atom, bounds))
         return out
 
-    def _modify(self, text: str, start: int, end: int, lo: date, hi: date) -> tuple[int, int, date | None, date | None, str]:
+    def _modify(self, text: str, start: int, end: int, lo: date,
+                hi: date) -> tuple[int, int, date | None, date | None, str]:
         """Apply part-of ("early 2024", "2023年底") and bound ("before", "之后") words around a phrase."""
         rule = ""
         if self._part_prefix is not None:
@@ -475,7 +482,8 @@ class TimeRules:
                 i += 1
                 continue
             # ranges: "between March and May 2024", "2023年3月至5月", "from 2021 to 2023"
-            if i + 1 < len(resolved) and resolved[i + 1][1] is not None and self._is_range(text, atom, resolved[i + 1][0]):
+            if (i + 1 < len(resolved) and resolved[i + 1][1] is not None
+                    and self._is_range(text, atom, resolved[i + 1][0])):
                 nxt, nb = resolved[i + 1]
                 lo, hi = min(bounds[0], nb[0]), max(bounds[1], nb[1])
                 m = self._between.search(text, max(0, atom.start - 12), atom.start)

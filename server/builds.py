@@ -14,7 +14,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from core.errors import SightlineError
 
@@ -79,7 +80,8 @@ class BuildWatcher:
         self.refused.pop(name, None)
         log.warning("knowledge base switched to a new build",
                     extra={"event": "kb_switch", "kb": name, "result": "ok",
-                           "build_before": old.describe().get("build_id"), "build_after": new.describe().get("build_id"),
+                           "build_before": old.describe().get("build_id"),
+                           "build_after": new.describe().get("build_id"),
                            "chunks": new.describe().get("chunks")})
         old.close()
         return True

@@ -24,7 +24,7 @@ _STANDARD = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"me
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
 
 
 class JsonFormatter(logging.Formatter):

@@ -6,7 +6,8 @@ gunicorn.conf.py both do), gunicorn's `on_starting` wipes it, `child_exit` calls
 `mark_dead` (live gauges dropped, counters and histograms folded into an archive file), and
 `/metrics` collects the files into a fresh registry on each scrape. Counters and histograms
 therefore sum over all workers, dead ones included (no resets when a worker is replaced);
-gauges say how they combine (`livemax`: the largest value among live workers). Without the variable (tests, `flask run`) the default registry is used.
+gauges say how they combine (`livemax`: the largest value among live workers). Without the
+variable (tests, `flask run`) the default registry is used.
 
 Times are observed in seconds (Prometheus' base unit) with buckets chosen for stages that
 take from a tenth of a millisecond (a BM25 lookup) to seconds (a cold embedder).
@@ -15,10 +16,19 @@ take from a tenth of a millisecond (a BM25 lookup) to seconds (a cold embedder).
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
-from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram,
-                               generate_latest, multiprocess)
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
 
 from .loop import STAGES
 from .metrics_archive import archive_dead_worker, scrape_lock

@@ -24,8 +24,8 @@ import fcntl
 import logging
 import os
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from prometheus_client.mmap_dict import MmapedDict
 

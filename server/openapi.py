@@ -91,7 +91,8 @@ def _schemas(limits: Limits) -> dict[str, Any]:
     hint = _obj({"action": STR, "reason": STR, "params": OBJ})
     verdict = _obj({"ok": BOOL, "issues": _arr(issue), "hints": _arr(hint), "checks_run": _arr(STR)})
     attempt = _obj({"attempt": INT, "hints_in": _arr(hint), "evidence": _arr(STR), "answer": STR,
-                    "verdict": verdict, "plan": plan}, required=["attempt", "hints_in", "evidence", "answer", "verdict"],
+                    "verdict": verdict, "plan": plan},
+                   required=["attempt", "hints_in", "evidence", "answer", "verdict"],
                    description="One pass route -> retrieve -> compose -> validate; `plan` with trace=full only.")
     operation = _obj({"op": STR, "input_count": INT, "output_count": INT, "ms": NUM, "reason": NSTR,
                       "params": OBJ, "kept": _arr(STR), "rejected": OBJ, "rejected_count": INT},

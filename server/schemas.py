@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from orchestration.retrieval.filters import Filters
 from core.errors import RequestError
 from core.names import check_name
+from orchestration.retrieval.filters import Filters
 
 from .loop import TRACE_LEVELS, AskRequest
 

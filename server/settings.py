@@ -9,15 +9,14 @@ listed in `ENV` (docs/SERVICE.md prints the same table).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-
-
-from orchestration import paths
 from core.errors import ConfigError
 from core.yamlconfig import parse_yaml
+from orchestration import paths
 
 from .schemas import Limits
 

@@ -23,7 +23,8 @@ from .numbers import same_quantity
 from .scoring import NAME_LABELS, QueryTerms, ScoreSettings, rank, score
 from .sentences import Candidate
 
-_CONNECTOR = re.compile(r"\s+(?:vs\.?|versus|and|or|against|compared\s+(?:to|with))\s+|\s*(?:和|与|跟|同|还是|对比|、)\s*", re.I)
+_CONNECTOR = re.compile(r"\s+(?:vs\.?|versus|and|or|against|compared\s+(?:to|with))\s+"
+                        r"|\s*(?:和|与|跟|同|还是|对比|、)\s*", re.I)
 _NAME_AFTER = re.compile(r"^(?:the\s+)?([A-Za-z0-9][A-Za-z0-9\-]*(?:\s+[A-Za-z0-9][A-Za-z0-9\-]*){0,3})")
 _NAME_BEFORE = re.compile(r"([A-Za-z0-9][A-Za-z0-9\-]*(?:\s+[A-Za-z0-9][A-Za-z0-9\-]*){0,3})$")
 _NAME_STOP = {"in", "for", "on", "during", "at", "with", "by", "of", "the", "a", "an", "from", "to",
@@ -96,7 +97,8 @@ def _word_end(text: str, end: int, variant: str) -> bool:
 
 
 def make_side(name: str, normalized: str | None = None, inferred: bool = False, source: bool = False) -> Side:
-    """A Side (a comparison side or any name the query gives) with its spellings and (for letter+number codes) its number alias.
+    """A Side (a comparison side or any name the query gives) with its spellings and (for letter+number
+    codes) its number alias.
 
     `source=True` makes a publication side ("TechCrunch vs The Verge"): an article rarely
     names its own outlet, so such a side is matched by the chunk's `source` metadata.
@@ -273,7 +275,8 @@ class Comparator:
         else:
             relation = "lower" if ma.value < mb.value else "higher"
         finding.relation = relation
-        finding.points = (Point(a, ca, ma.value, ma.unit or "", ma.text), Point(b, cb, mb.value, mb.unit or "", mb.text))
+        finding.points = (Point(a, ca, ma.value, ma.unit or "", ma.text),
+                          Point(b, cb, mb.value, mb.unit or "", mb.text))
 
     def _no_pair(self, a: Side, b: Side, found: dict, terms: QueryTerms, finding: Finding) -> None:
         """Record why no figures could be compared (only when a figure was asked for or given)."""
@@ -284,7 +287,8 @@ class Comparator:
                 finding.notices.append(("no_value", {"a": side.name, "b": other.name}))
                 return
         finding.notices.append(("units_differ", {"a": a.name, "b": b.name,
-                                                 "ua": found[a.name][0][1].unit or "", "ub": found[b.name][0][1].unit or ""}))
+                                                 "ua": found[a.name][0][1].unit or "",
+                                                 "ub": found[b.name][0][1].unit or ""}))
 
     def _date_pair(self, a: Side, b: Side, ranked: dict[str, list[Candidate]], measures: set[str],
                    terms: QueryTerms, finding: Finding) -> None:

@@ -18,7 +18,8 @@ _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
-_EN_DATE = re.compile(r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?\s+(\d{1,2}),?\s+(\d{4})\b", re.I)
+_EN_DATE = re.compile(r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?\s+(\d{1,2}),?\s+(\d{4})\b",
+                      re.I)
 _ZH_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
 
 _CURRENCY = r"(?:USD|EUR|GBP|CNY|RMB|US\$|\$|€|£|¥)"
@@ -48,7 +49,8 @@ _UNIT_ALIASES = {"percent": "%", "per cent": "%", "percentage": "%", "nm": "nmi"
                  "tonne": "t", "tonnes": "t", "ton": "t", "tons": "t", "seat": "seats", "minute": "min",
                  "minutes": "min", "second": "s", "seconds": "s", "day": "days", "year": "years",
                  "公斤": "kg", "千克": "kg", "吨": "t", "公里": "km", "千米": "km", "小时": "h", "分钟": "min",
-                 "秒": "s", "天": "days", "年": "years", "座": "seats", "次": "times", "RMB": "CNY", "¥": "CNY", "元": "CNY", "$": "USD",
+                 "秒": "s", "天": "days", "年": "years", "座": "seats", "次": "times",
+                 "RMB": "CNY", "¥": "CNY", "元": "CNY", "$": "USD",
                  "US$": "USD", "€": "EUR", "£": "GBP", "liter": "L", "liters": "L", "litre": "L", "litres": "L"}
 
 

@@ -121,11 +121,14 @@ def _kb(where: str, name: str, data: dict, defaults: KBSettings, base_dir: Path)
         settings = replace(settings, paths=tuple(paths.resolve(p, base_dir) for p in raw))
     for key in ("chunk_words", "overlap_words", "candidates"):
         if key in data:
-            settings = replace(settings, **{key: int(_number(f"{where}.{key}", data[key], minimum=1 if key != "overlap_words" else 0, integer=True))})
+            value = int(_number(f"{where}.{key}", data[key], minimum=1 if key != "overlap_words" else 0, integer=True))
+            update: dict[str, Any] = {key: value}
+            settings = replace(settings, **update)
     if settings.overlap_words >= settings.chunk_words:
         raise _fail(f"{where}.overlap_words", f"must be smaller than chunk_words ({settings.chunk_words})")
     if data.get("max_age_days") is not None:
-        settings = replace(settings, max_age_days=int(_number(f"{where}.max_age_days", data["max_age_days"], minimum=1, integer=True)))
+        max_age_days = int(_number(f"{where}.max_age_days", data["max_age_days"], minimum=1, integer=True))
+        settings = replace(settings, max_age_days=max_age_days)
     if "description" in data:
         settings = replace(settings, description=str(data["description"]))
     if "dense" in data:

@@ -171,8 +171,8 @@ class Retriever:
         with trace.operation("credibility", task=request.id, kb=kb.name, now=now.isoformat(),
                              **self.credibility_params.__dict__) as op:
             rows = sorted({row for arm in arms for row, _ in arm.items})
-            multipliers = dict(zip(rows, kb.columns.credibility_multipliers(np.array(rows, dtype=np.int64), now,
-                                                                             self.credibility_params).tolist(), strict=True))
+            per_row = kb.columns.credibility_multipliers(np.array(rows, dtype=np.int64), now, self.credibility_params)
+            multipliers = dict(zip(rows, per_row.tolist(), strict=True))
             weighed = []
             for arm in arms:
                 items = [(row, score * multipliers[row] if score >= 0 else score / multipliers[row])

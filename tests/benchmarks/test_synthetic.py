@@ -7,8 +7,14 @@ import json
 import numpy as np
 import pytest
 
-from benchmarks.synthetic import (CorpusSpec, clustered_vectors, generate_corpus, pseudo_words, query_vectors,
-                                  sample_queries)
+from benchmarks.synthetic import (
+    CorpusSpec,
+    clustered_vectors,
+    generate_corpus,
+    pseudo_words,
+    query_vectors,
+    sample_queries,
+)
 from orchestration.retrieval.tokenize import tokenize
 
 SMALL = CorpusSpec(n_chunks=500, vocab_size=20_000, seed=3)
@@ -26,7 +32,7 @@ def test_same_seed_same_corpus_and_queries(corpus):
     assert np.array_equal(again.offsets, corpus.offsets)
     q1, r1 = sample_queries(corpus, 10)
     q2, r2 = sample_queries(again, 10)
-    assert np.array_equal(r1, r2) and all(np.array_equal(a, b) for a, b in zip(q1, q2))
+    assert np.array_equal(r1, r2) and all(np.array_equal(a, b) for a, b in zip(q1, q2, strict=True))
 
 
 def test_other_seed_other_corpus(corpus):
@@ -38,7 +44,7 @@ def test_chunk_lengths_and_query_sizes(corpus):
     lengths = np.diff(corpus.offsets)
     assert lengths.min() >= SMALL.min_len and lengths.max() <= SMALL.max_len
     queries, rows = sample_queries(corpus, 50)
-    for q, row in zip(queries, rows):
+    for q, row in zip(queries, rows, strict=True):
         assert 3 <= len(q) <= 8 and len(set(q.tolist())) == len(q)
         assert set(q.tolist()) <= set(corpus.chunk(row).tolist())
 

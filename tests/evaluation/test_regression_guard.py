@@ -39,7 +39,8 @@ def test_floors_file_states_date_and_commit(floors):
 
 @pytest.mark.parametrize("group", ["scifact", "multihop", "rgb_zh"])
 def test_figures_at_or_above_floors(measured, floors, group):
-    part = {"floors": {group: floors["floors"].get(group, {})}, "ceilings": {group: floors.get("ceilings", {}).get(group, {})}}
+    part = {"floors": {group: floors["floors"].get(group, {})},
+            "ceilings": {group: floors.get("ceilings", {}).get(group, {})}}
     failures = check(measured, part)
     assert not failures, "regression on the guard subset:\n" + "\n".join(failures) + \
         f"\nmeasured: {measured[group]}"

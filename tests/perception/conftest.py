@@ -12,7 +12,8 @@ from perception.config import load_config
 NOW = date(2025, 7, 10)
 NEWS_SOURCES = ("TechCrunch", "The Verge", "Fortune", "The Age", "Music Business Worldwide", "Business World",
                 "Cnbc | World Business News Leader", "The Independent - Life and Style",
-                "The Independent - Sports", "Sporting News", "Business Today | Latest Stock Market And Economy News India")
+                "The Independent - Sports", "Sporting News",
+                "Business Today | Latest Stock Market And Economy News India")
 
 
 @pytest.fixture(scope="session")

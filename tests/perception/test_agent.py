@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
 
 import perception
+from core.errors import ConfigError
 from perception import Perception, PerceptionAgent, parse
 from perception.agent import coerce_now
-from core.errors import ConfigError
 
 NOW = date(2025, 7, 10)
 
@@ -109,7 +109,7 @@ def test_same_input_same_output(agent, query):
 @pytest.mark.parametrize("now, expected", [
     (date(2025, 7, 10), date(2025, 7, 10)),
     (datetime(2025, 7, 10, 23, 30), date(2025, 7, 10)),
-    (datetime(2025, 7, 10, 23, 30, tzinfo=timezone.utc), date(2025, 7, 10)),
+    (datetime(2025, 7, 10, 23, 30, tzinfo=UTC), date(2025, 7, 10)),
     ("2025-07-10", date(2025, 7, 10)),
     ("2025-07-10T08:00:00Z", date(2025, 7, 10)),
 ])
@@ -119,7 +119,7 @@ def test_now_accepts_dates_datetimes_and_iso_strings(now, expected):
 
 def test_now_defaults_to_today_utc(rules_agent):
     p = rules_agent.run("this year")
-    assert p.constraints.time.end == datetime.now(timezone.utc).date()
+    assert p.constraints.time.end == datetime.now(UTC).date()
 
 
 def test_sources_are_recognised_and_updatable():

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from perception.config import default_config_path, load_config, parse_config
 from core.errors import ConfigError, SightlineError
+from perception.config import default_config_path, load_config, parse_config
 
 REPO_CONFIG = Path(__file__).resolve().parents[2] / "config" / "perception.yaml"
 
@@ -54,13 +54,15 @@ def edit(base, dotted, value):
     ("actions.default", "answer", r"actions\.default: unknown value 'answer'.*use one of: compare"),
     ("actions.precedence", ["compare", "explian"], r"actions\.precedence\[1\].*did you mean 'explain'"),
     ("actions.cues.compare.phrases", "vs", None),   # a single string is accepted
-    ("actions.cues.compare.patterns", ["(unclosed"], r"actions\.cues\.compare\.patterns\[0\]: invalid regular expression"),
+    ("actions.cues.compare.patterns", ["(unclosed"],
+     r"actions\.cues\.compare\.patterns\[0\]: invalid regular expression"),
     ("status.closd", {"phrases": ["x"]}, r"status\.closd: unknown key.*did you mean 'closed'"),
     ("doc_type.memo", {"phrases": ["memo"]}, r"doc_type\.memo: unknown key.*valid keys: test_report"),
     ("keywords.stopwords_en", ["a", False], r"keywords\.stopwords_en\[1\].*put it in quotes"),
     ("time.numeric_date_order", "ymd", r"time\.numeric_date_order.*use one of: mdy, dmy"),
     ("time.relative.0", {"phrases": ["today"]}, r"time\.relative\[0\]: needs exactly one of rolling"),
-    ("time.relative.0", {"phrases": ["today"], "rolling": "fortnight"}, r"time\.relative\[0\]\.rolling.*use one of: day"),
+    ("time.relative.0", {"phrases": ["today"], "rolling": "fortnight"},
+     r"time\.relative\[0\]\.rolling.*use one of: day"),
     ("entities.patterns.0.label", "GADGET", r"entities\.patterns\[0\]\.label: unknown value 'GADGET'"),
     ("entities.ner_labels", {"PERSON": "HUMAN"}, r"entities\.ner_labels\.PERSON"),
     ("sources.min_alias_length", 0, r"sources\.min_alias_length: expected a whole number >= 1"),
@@ -103,4 +105,5 @@ def test_a_new_phrase_takes_effect(tmp_path, base):
     data = edit(base, "actions.cues.summarize.phrases", ["boil it down"])
     path = tmp_path / "perception.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    assert PerceptionAgent(config_path=path, use_ner=False).run("Boil it down for me", "2025-01-01").action == "summarize"
+    agent = PerceptionAgent(config_path=path, use_ner=False)
+    assert agent.run("Boil it down for me", "2025-01-01").action == "summarize"

@@ -66,7 +66,8 @@ def test_none_is_read_as_empty(rules_agent):
 
 
 def test_ten_thousand_characters(agent):
-    text = ("Compare A320 and B737 in Q2 2025 according to TechCrunch; 最近一周未完成的订单 😀 'quoted' " * 150)[:10_000]
+    text = ("Compare A320 and B737 in Q2 2025 according to TechCrunch; 最近一周未完成的订单 😀 'quoted' "
+            * 150)[:10_000]
     p = agent.run(text, NOW)
     check(p, text)
     assert p.action == "compare" and p.constraints.source == ["TechCrunch"]

@@ -197,7 +197,8 @@ def test_period_bounds(unit, expected):
     assert period_bounds(NOW, unit) == expected
 
 
-@pytest.mark.parametrize("text, value", [("十二", 12), ("二十三", 23), ("二〇二三", 2023), ("两", 2), ("7", 7), ("百", 100), ("x", None)])
+@pytest.mark.parametrize("text, value", [("十二", 12), ("二十三", 23), ("二〇二三", 2023), ("两", 2), ("7", 7),
+                                         ("百", 100), ("x", None)])
 def test_cn_number(text, value):
     assert cn_number(text) == value
 

@@ -64,7 +64,8 @@ def test_restricted_documents_reach_only_callers_in_their_group(secured, doc):
 def test_hidden_chunks_are_counted_never_named_in_the_trace(secured):
     case = RESTRICTED["salary"]
     _s, _h, body = secured.live.request("POST", "/rag", {"query": case["query"], "now": NOW, "trace": "full"})
-    searches = [op for op in body["operations"] if op["op"].startswith("retrieve.") and op["params"]["kb"] == "policies"]
+    searches = [op for op in body["operations"]
+                if op["op"].startswith("retrieve.") and op["params"]["kb"] == "policies"]
     assert searches and all("outside the caller's ACL groups not searched" in (op["reason"] or "") for op in searches)
     for op in body["operations"]:
         named = set(op.get("kept") or []) | set(op.get("rejected") or {}) | set((op.get("params") or {}).get(

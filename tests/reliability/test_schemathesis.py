@@ -50,35 +50,40 @@ def _all_checks() -> list:
 
 def _run_operation(operation, base_url: str, headers: dict, stats: dict, failures: dict) -> None:
     checks = _all_checks()
-
     for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
-        @settings(max_examples=EXAMPLES_PER_MODE, derandomize=True, database=None, deadline=None,
-                  phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
-        @given(case=operation.as_strategy(generation_mode=mode))
-        def run(case):
-            stats["requests"] += 1
-            try:
-                response = case.call(base_url=base_url, headers=headers, timeout=60)
-            except Exception as exc:  # a dropped connection is a server failure too
-                failures[(operation.label, mode.value, None, type(exc).__name__)] = repr(exc)
-                return
-            if response.status_code >= 500:
-                stats["server_errors"] += 1
-            try:
-                case.validate_response(response, checks=checks, headers=headers,
-                                       transport_kwargs={"base_url": base_url, "headers": headers})
-            except FailureGroup as group:
-                for failure in group.exceptions:
-                    kind = (operation.label, mode.value, response.status_code, failure.title)
-                    if kind not in failures:
-                        failures[kind] = f"{group}\n{response.text[:300]}"
+        _run_mode(operation, mode, checks, base_url, headers, stats, failures)
 
+
+def _run_mode(operation, mode: GenerationMode, checks: list, base_url: str, headers: dict, stats: dict,
+              failures: dict) -> None:
+    """Generated requests of one mode; `run` is its own function so each mode's test binds its own `mode`."""
+    @settings(max_examples=EXAMPLES_PER_MODE, derandomize=True, database=None, deadline=None,
+              phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(case=operation.as_strategy(generation_mode=mode))
+    def run(case):
+        stats["requests"] += 1
         try:
-            run()
-        except Unsatisfiable:
-            # Nothing to negate (an operation without parameters or body): no negative cases exist.
-            if mode is GenerationMode.POSITIVE:
-                raise
+            response = case.call(base_url=base_url, headers=headers, timeout=60)
+        except Exception as exc:  # a dropped connection is a server failure too
+            failures[(operation.label, mode.value, None, type(exc).__name__)] = repr(exc)
+            return
+        if response.status_code >= 500:
+            stats["server_errors"] += 1
+        try:
+            case.validate_response(response, checks=checks, headers=headers,
+                                   transport_kwargs={"base_url": base_url, "headers": headers})
+        except FailureGroup as group:
+            for failure in group.exceptions:
+                kind = (operation.label, mode.value, response.status_code, failure.title)
+                if kind not in failures:
+                    failures[kind] = f"{group}\n{response.text[:300]}"
+
+    try:
+        run()
+    except Unsatisfiable:
+        # Nothing to negate (an operation without parameters or body): no negative cases exist.
+        if mode is GenerationMode.POSITIVE:
+            raise
 
 
 @pytest.mark.slow
@@ -118,7 +123,7 @@ def test_every_operation_survives_generated_requests(secured, capsys):
         print("  checks: " + ", ".join(getattr(check, "__name__", repr(check)) for check in _all_checks()))
         for line in per_run:
             print("  " + line)
-        for (label, mode, status, title), sample in failures.items():
+        for label, mode, status, title in failures:
             print(f"  FAILURE {label} [{mode}] -> {status}: {title}")
     report = "\n\n".join(f"{kind}:\n{sample}" for kind, sample in failures.items())
     assert stats["server_errors"] == 0, report

@@ -132,7 +132,7 @@ def test_rebuilds_while_serving_switch_every_worker_and_never_delete_a_build_in_
         for _ in range(2):
             report = ingest(settings, kb_dir, embedder, progress=False, rebuild=True)
             new = report.build_dir.name
-            _wait(lambda: _builds_served(live) == {new}, 30, f"every worker on build {new}")
+            _wait(lambda new=new: _builds_served(live) == {new}, 30, f"every worker on build {new}")
             # a replacement worker starts on the new build too (the master switched before forking)
             _replace_worker(live, signal.SIGTERM)
             assert _builds_served(live) == {new}

@@ -11,11 +11,11 @@ import re
 import pytest
 import yaml
 
-from orchestration.compose.extractive import ExtractiveComposer
-from orchestration.router.config import load_router_config, parse_router_config
-from orchestration.paths import config_dir
-from perception import PerceptionAgent
 from core.errors import RequestError, UnknownKnowledgeBase
+from orchestration.compose.extractive import ExtractiveComposer
+from orchestration.paths import config_dir
+from orchestration.router.config import parse_router_config
+from perception import PerceptionAgent
 from server.loop import AnswerLoop, AskRequest
 from server.schemas import parse_ask_request
 
@@ -81,7 +81,8 @@ def test_chinese_q2_closed_test_reports(loop):
 
 @pytest.mark.parametrize("query,effective", [
     ("Invoice amount does not match the contract: who handles it?", "policies-invoice-contract-mismatch-2024#"),
-    ("项目验收时发现发票金额和合同不一致，应该找哪个部门处理，流程是什么？", "policies-invoice-contract-mismatch-2024-zh#"),
+    ("项目验收时发现发票金额和合同不一致，应该找哪个部门处理，流程是什么？",
+     "policies-invoice-contract-mismatch-2024-zh#"),
 ])
 def test_invoice_mismatch_cites_the_effective_policy_and_rejects_the_draft_with_reason(loop, query, effective):
     body = _ask(loop, query)

@@ -174,7 +174,7 @@ def test_dashboard_queries_return_data_and_counters_sum_over_workers(live, prome
         time.sleep(0.2)  # the access log line is written after the response
         served_by = {line.get("request_id"): line["pid"] for line in live.log_lines()
                      if line.get("logger") == "gunicorn.access" and line.get("path") == "/metrics"}
-        for rid, (_s, _h, text) in zip(ids, scrapes):
+        for rid, (_s, _h, text) in zip(ids, scrapes, strict=True):
             totals_by_worker.setdefault(served_by[rid], set()).add(_sample_sum(text, "sightline_requests_total"))
         if len(totals_by_worker) >= 2:
             break

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from orchestration import paths
 from core.errors import ConfigError
+from orchestration import paths
 from server import metrics
 from server.settings import default_workers, load_settings, prepare_metrics_dir
 
@@ -94,7 +94,8 @@ def test_record_answer_counts_issues_of_every_attempt_and_retry_reasons():
     assert value("sightline_retries_total", reason="too_old") == before["old"] + 1
     assert value("sightline_requests_total", status="partial") == before["partial"] + 1
     assert value("sightline_retrieval_seconds_count", search="keyword", kb="kbx") == before["kw"] + 1
-    assert value("sightline_retrieval_seconds_sum", search="keyword", kb="kbx") == pytest.approx(before["kw_sum"] + 0.0004)
+    assert (value("sightline_retrieval_seconds_sum", search="keyword", kb="kbx")
+            == pytest.approx(before["kw_sum"] + 0.0004))
 
 
 def test_buckets_resolve_millisecond_stages():

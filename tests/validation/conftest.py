@@ -7,8 +7,8 @@ index, no embedding model), so claims are checked against the text users would r
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import pytest
 
@@ -19,7 +19,6 @@ from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer, Citation, Claim
 from perception import PerceptionAgent
 from perception.types import Perception
-
 from validation import CheckContext
 
 NOW = dt.date(2025, 7, 10)

@@ -6,12 +6,11 @@ import json
 
 import pytest
 
-from orchestration.types import Claim
 from core.errors import ConfigError
+from orchestration.types import Claim
 from validation import DEFAULT_CHECKS, HINT_RULES, ISSUE_KINDS, CheckContext, Issue, ValidationAgent, hints_for
 
-from .conftest import (A320_2021, A320_2023, COMPARISON_2023, EVIDENCE, MAX8_2023, NOW, QUALITY_Q2,
-                       answer)
+from .conftest import A320_2021, A320_2023, COMPARISON_2023, EVIDENCE, MAX8_2023, NOW, QUALITY_Q2, answer
 
 COMPARE = "Compare A320 vs B737 fuel burn in 2023"
 GOOD = answer([

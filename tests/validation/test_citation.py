@@ -10,8 +10,20 @@ from orchestration.types import Answer, Claim
 from validation import ISSUE_KINDS, hints_for
 from validation.checks import citation
 
-from .conftest import (A320_2021, A320_2023, A320_2023_ZH, COMPARISON_2023, EVIDENCE, FAULT_E4027, INVOICE_2024,
-                       INVOICE_2025_DRAFT, MAX8_2023, QUALITY_Q1_ZH, QUALITY_Q2, answer)
+from .conftest import (
+    A320_2021,
+    A320_2023,
+    A320_2023_ZH,
+    COMPARISON_2023,
+    EVIDENCE,
+    FAULT_E4027,
+    INVOICE_2024,
+    INVOICE_2025_DRAFT,
+    MAX8_2023,
+    QUALITY_Q1_ZH,
+    QUALITY_Q2,
+    answer,
+)
 
 
 @dataclass

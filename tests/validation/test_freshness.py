@@ -10,8 +10,19 @@ from orchestration.types import Claim
 from validation import ISSUE_KINDS, CheckContext, hints_for
 from validation.checks import freshness
 
-from .conftest import (A320_2021, A320_2023, EVIDENCE, INVOICE_2024, INVOICE_2025_DRAFT, NOW, ORDER_0688,
-                       ORDER_0705, TRAVEL_2021, TRAVEL_2023, answer)
+from .conftest import (
+    A320_2021,
+    A320_2023,
+    EVIDENCE,
+    INVOICE_2024,
+    INVOICE_2025_DRAFT,
+    NOW,
+    ORDER_0688,
+    ORDER_0705,
+    TRAVEL_2021,
+    TRAVEL_2023,
+    answer,
+)
 
 FUEL = "What is the A320neo fuel burn per hour?"
 INVOICE = "Who handles invoice and contract mismatches?"

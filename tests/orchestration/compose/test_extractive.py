@@ -157,8 +157,10 @@ def test_missing_side_notice_in_chinese(compose):
 
 
 @pytest.mark.parametrize("texts, key", [
-    (("The take-off weight of the X100 is 2,000 kg.", "The take-off weight of the Y200 is 45 % below older models."), "units"),
-    (("The take-off weight of the X100 is 2,000 kg.", "The take-off weight of the Y200 is noticeably below the older models."), "no figure"),
+    (("The take-off weight of the X100 is 2,000 kg.",
+      "The take-off weight of the Y200 is 45 % below older models."), "units"),
+    (("The take-off weight of the X100 is 2,000 kg.",
+      "The take-off weight of the Y200 is noticeably below the older models."), "no figure"),
 ], ids=["units-differ", "one-side-no-number"])
 def test_no_relation_without_comparable_values(composer, perceive, synthetic, texts, key):
     evidence = [synthetic(texts[0], doc_id="x100"), synthetic(texts[1], doc_id="y200", score=0.9)]
@@ -190,7 +192,8 @@ def test_same_values_give_same(composer, perceive, synthetic):
 # --- sub-questions, language, refusals ----------------------------------------------------------
 
 @pytest.mark.parametrize("query, doc_ids, actor, step", [
-    (*INVOICE_EN, "Contract Management", r"places the invoice on payment hold|routes the invoice|within 5 working days"),
+    (*INVOICE_EN, "Contract Management",
+     r"places the invoice on payment hold|routes the invoice|within 5 working days"),
     (*INVOICE_ZH, "合同管理组", r"暂停付款|随后|5 个工作日"),
 ], ids=["en", "zh"])
 def test_each_sub_question_gets_sentences(compose, query, doc_ids, actor, step):

@@ -44,10 +44,14 @@ def test_stated_dates_keep_their_text():
     ("Fuel burn The average cruise fuel burn is 2,290 kg.", (), "The average cruise fuel burn is 2,290 kg."),
     ("A320neo Manual Status of this document This revision is effective from 2023-04-01.", ("A320neo Manual",),
      "This revision is effective from 2023-04-01."),
-    ("What triggers E4027 E4027 is triggered when N1 exceeds 6.0 units.", (), "E4027 is triggered when N1 exceeds 6.0 units."),
-    ("处理流程发票金额与合同不一致时，应付会计应先将该发票设置为暂停付款。", ("处理流程",), "发票金额与合同不一致时，应付会计应先将该发票设置为暂停付款。"),
-    ("The engine thrust is 120.6 kN in all conditions.", (), "The engine thrust is 120.6 kN in all conditions."),
-    ("Fuel burn figures are given per block hour here.", ("Fuel burn",), "Fuel burn figures are given per block hour here."),
+    ("What triggers E4027 E4027 is triggered when N1 exceeds 6.0 units.", (),
+     "E4027 is triggered when N1 exceeds 6.0 units."),
+    ("处理流程发票金额与合同不一致时，应付会计应先将该发票设置为暂停付款。", ("处理流程",),
+     "发票金额与合同不一致时，应付会计应先将该发票设置为暂停付款。"),
+    ("The engine thrust is 120.6 kN in all conditions.", (),
+     "The engine thrust is 120.6 kN in all conditions."),
+    ("Fuel burn figures are given per block hour here.", ("Fuel burn",),
+     "Fuel burn figures are given per block hour here."),
 ])
 def test_glued_headings_are_cut_and_nothing_else(sentence, headings, expected):
     assert strip_glued_heading(sentence, headings) == expected
@@ -62,10 +66,12 @@ def test_fragments(text, fragment):
 
 
 def test_candidates_are_verbatim_substrings(synthetic):
-    chunk = synthetic("Manual Fuel burn The burn is 2,290 kg per block hour. Range The range is 6,500 km (about 3,500 nm). Notes",
+    chunk = synthetic("Manual Fuel burn The burn is 2,290 kg per block hour. "
+                      "Range The range is 6,500 km (about 3,500 nm). Notes",
                       title="Manual")
     candidates = chunk_candidates(chunk, 0)
-    assert [c.text for c in candidates] == ["The burn is 2,290 kg per block hour.", "The range is 6,500 km (about 3,500 nm)."]
+    assert [c.text for c in candidates] == ["The burn is 2,290 kg per block hour.",
+                                            "The range is 6,500 km (about 3,500 nm)."]
     assert all(chunk.text[c.start:c.start + len(c.text)] == c.text for c in candidates)
 
 
@@ -114,7 +120,8 @@ def test_citation_book_numbers_by_first_use(synthetic):
 
 
 def test_selection_refuses_duplicates_and_exclusions(synthetic):
-    chunk = synthetic("The burn is 2,290 kg per block hour. The burn is 2,290 kg per block hour! Other text is here now.")
+    chunk = synthetic("The burn is 2,290 kg per block hour. The burn is 2,290 kg per block hour! "
+                      "Other text is here now.")
     candidates = chunk_candidates(chunk, 0)
     for c in candidates:
         c.score = 1.0

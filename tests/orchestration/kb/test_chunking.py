@@ -1,3 +1,5 @@
+from itertools import pairwise
+
 from orchestration.kb.chunking import chunk_text, split_sentences, text_size
 
 
@@ -17,7 +19,7 @@ def test_chunks_are_near_the_target_size_and_end_on_sentence_boundaries():
 
 def test_consecutive_chunks_overlap_by_whole_sentences():
     chunks = chunk_text(_doc(), chunk_words=100, overlap_words=20)
-    for first, second in zip(chunks, chunks[1:]):
+    for first, second in pairwise(chunks):
         last_sentence = split_sentences(first.text)[-1]
         assert second.text.startswith(last_sentence)
 

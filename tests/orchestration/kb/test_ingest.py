@@ -1,22 +1,20 @@
 """Building knowledge bases: reports, manifest, reuse, and the atomic switch under failure."""
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import textwrap
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from core.errors import IndexUnavailable, KnowledgeBaseError
 from orchestration.kb import layout
 from orchestration.kb.config import KBSettings
 from orchestration.kb.ingest import ingest
 from orchestration.kb.knowledge_base import KnowledgeBase
 from orchestration.kb.manifest import read_manifest, verify
-from core.errors import IndexUnavailable, KnowledgeBaseError
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -31,7 +31,7 @@ def test_flat_search_equals_a_numpy_scan_for_a_batch_of_queries():
     vectors = _vectors()
     index = DenseIndex.build(vectors)
     queries = _vectors(5, seed=1)
-    for query, (rows, _) in zip(queries, index.search(queries, k=10)):
+    for query, (rows, _) in zip(queries, index.search(queries, k=10), strict=True):
         assert rows.tolist() == _exact(vectors, query, 10)
 
 

@@ -1,7 +1,7 @@
 import pytest
 
-from orchestration.retrieval.fusion import Fuser, RankedList
 from core.errors import ConfigError
+from orchestration.retrieval.fusion import Fuser, RankedList
 
 
 def test_weighted_rrf_matches_the_formula():

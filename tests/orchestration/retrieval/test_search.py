@@ -4,10 +4,10 @@ import datetime as dt
 
 import pytest
 
+from core.errors import RequestError, UnknownKnowledgeBase
 from orchestration.retrieval.filters import Filters
 from orchestration.retrieval.search import SearchRequest
 from orchestration.trace import Trace
-from core.errors import RequestError, UnknownKnowledgeBase
 
 NOW = dt.date(2025, 7, 10)
 
@@ -20,7 +20,8 @@ def _search(retriever, *requests, acl=None):
 @pytest.mark.parametrize("kb,query,expected", [
     ("manuals", "How is error code E4027 triggered?", "manuals-fault-e4027"),
     ("manuals", "APU fails to start within 60 seconds fault", "manuals-fault-e5102"),
-    ("policies", "invoice amount does not match the contract who handles it", "policies-invoice-contract-mismatch-2024"),
+    ("policies", "invoice amount does not match the contract who handles it",
+     "policies-invoice-contract-mismatch-2024"),
     ("policies", "发票金额与合同不一致由哪个部门处理", "policies-invoice-contract-mismatch-2024-zh"),
     ("reports", "Q2 2025 defect closure rate", "reports-quality-summary-q2-2025"),
 ])
@@ -94,8 +95,8 @@ def test_hybrid_still_answers_when_the_keyword_arm_finds_nothing(demo_retriever)
 
 
 def test_credibility_puts_the_superseded_manual_below_its_revision(demo_retriever):
-    (results,), _ = _search(demo_retriever, SearchRequest("t1", "manuals", "A320neo fuel burn per hour performance manual",
-                                                          top_k=20))
+    request = SearchRequest("t1", "manuals", "A320neo fuel burn per hour performance manual", top_k=20)
+    (results,), _ = _search(demo_retriever, request)
     docs = [r.doc_id for r in results]
     assert docs.index("manuals-a320neo-perf-2023") < docs.index("manuals-a320neo-perf-2021")
     old = next(r for r in results if r.doc_id == "manuals-a320neo-perf-2021")

@@ -26,7 +26,8 @@ CASES = [
     ({"status": ["closed", "open"]}, "List open maintenance tickets", "Show the superseded A320neo manual"),
     ({"doc_type": ["test_report"]}, "查询 2025 年第二季度状态为已关闭的测试报告", "List open maintenance tickets"),
     ({"text_matches": r"\bpublished\b"}, "Articles PUBLISHED on 1 May 2024", "Articles from May 2024"),
-    ({"action": "compare", "has": ["time"]}, "Compare A320 vs B737 fuel burn in 2023", "Compare A320 vs B737 fuel burn"),
+    ({"action": "compare", "has": ["time"]}, "Compare A320 vs B737 fuel burn in 2023",
+     "Compare A320 vs B737 fuel burn"),
 ]
 
 
@@ -55,7 +56,8 @@ def test_entities_are_counted_once_per_normalized_form(perceive):
 def test_unless_and_enabled_skip_rules_with_a_note(build, perceive):
     router = build([
         {"name": "off", "enabled": False, "when": {"always": True}, "emit": [{"kb": "manuals"}]},
-        {"name": "not-compare", "when": {"always": True}, "unless": {"action": "compare"}, "emit": [{"kb": "policies"}]},
+        {"name": "not-compare", "when": {"always": True}, "unless": {"action": "compare"},
+         "emit": [{"kb": "policies"}]},
         {"name": "on", "when": {"always": True}, "emit": [{"kb": "reports"}]},
     ])
     plan = router.run(perceive("Compare A320 vs B737 fuel burn"))

@@ -7,11 +7,11 @@ import hashlib
 
 import pytest
 
+from core.errors import ConfigError
 from orchestration.kb.registry import load_credibility
 from orchestration.paths import REPO_ROOT
 from orchestration.router import load_router_config, parse_router_config
 from orchestration.router.config import Limits
-from core.errors import ConfigError
 
 KBS = ("manuals", "policies", "reports")
 GOOD = {"rules": [{"name": "broad", "when": {"always": True}, "emit": [{"kb": "*"}]}]}
@@ -53,22 +53,26 @@ def test_unknown_kb_names_file_rule_and_known_kbs():
 
 
 @pytest.mark.parametrize("data, message", [
-    ({"rules": [], "extra": 1}, r"test.yaml: unknown key 'extra'; allowed: defaults, limits, fusion, credibility, retry, rules"),
+    ({"rules": [], "extra": 1},
+     r"test.yaml: unknown key 'extra'; allowed: defaults, limits, fusion, credibility, retry, rules"),
     ({}, r"test.yaml: missing key 'rules'"),
     ({"rules": []}, r"rules: must be a non-empty list"),
-    (with_rule(unles=1), r"rule 'broad': unknown key 'unles'; allowed: name, enabled, why, when, unless, emit \(did you mean 'unless'\?\)"),
+    (with_rule(unles=1),
+     r"rule 'broad': unknown key 'unles'; allowed: name, enabled, why, when, unless, emit \(did you mean 'unless'\?\)"),
     (with_rule(name=None), r"rules\[0\]: missing key 'name'"),
     (with_rule(when={}), r"rule 'broad': when: is empty; give at least one test"),
     (with_rule(when={"acton": "compare"}), r"rule 'broad': when: unknown key 'acton'.*did you mean 'action'"),
     (with_rule(when={"action": "contrast"}), r"when: action: unknown action 'contrast'; known: compare, explain"),
-    (with_rule(when={"has": ["time", "colour"]}), r"unknown constraint 'colour'; known: time, status, doc_type, source, entities, quantitative"),
+    (with_rule(when={"has": ["time", "colour"]}),
+     r"unknown constraint 'colour'; known: time, status, doc_type, source, entities, quantitative"),
     (with_rule(when={"language": "fr"}), r"unknown language 'fr'; known: en, zh"),
     (with_rule(when={"always": False}), r"always: must be true \(to switch a rule off, use 'enabled: false'\)"),
     (with_rule(when={"entities_min": 0}), r"entities_min: must be an integer >= 1, got 0"),
     (with_rule(when={"entity_labels": ["GADGET"]}), r"unknown entity label 'GADGET'"),
     (with_rule(when={"text_matches": "(unclosed"}), r"text_matches: not a valid regular expression"),
     (with_rule(emit=[]), r"rule 'broad': emit: must be a non-empty list"),
-    (with_emit(search="semantic"), r"rule 'broad': search: unknown search type 'semantic'; known: hybrid, keyword, vector"),
+    (with_emit(search="semantic"),
+     r"rule 'broad': search: unknown search type 'semantic'; known: hybrid, keyword, vector"),
     (with_emit(weight=1.5), r"rule 'broad': weight: must be a number >= 0 and <= 1, got 1.5"),
     (with_emit(weight=-0.1), r"weight: must be a number >= 0"),
     (with_emit(top_k=0), r"top_k: must be an integer between 1 and 50"),
@@ -78,7 +82,8 @@ def test_unknown_kb_names_file_rule_and_known_kbs():
     (with_emit(for_each="kb"), r"unknown for_each 'kb'; known: entity, source"),
     (with_emit(cap=2), r"cap: 'cap' needs 'for_each: entity' or 'for_each: source'"),
     (with_emit(for_each="entity", cap=9), r"cap: must be an integer between 1 and 4, got 9"),
-    (with_emit(filters={"status": ["finished"]}), r"filters: status: unknown status 'finished'; known: effective.*or 'perception'"),
+    (with_emit(filters={"status": ["finished"]}),
+     r"filters: status: unknown status 'finished'; known: effective.*or 'perception'"),
     (with_emit(filters={"doc_type": "memo"}), r"unknown doc_type 'memo'"),
     (with_emit(filters={"time": "always"}), r"filters: time: unknown time source 'always'; known: perception, none"),
     (with_emit(filters={"exclude_status": ["old"]}), r"exclude_status: unknown status 'old'"),
@@ -87,10 +92,13 @@ def test_unknown_kb_names_file_rule_and_known_kbs():
     (with_emit(kb=["manuals", "regs"]), r"rule 'broad': unknown kb 'regs'; known: manuals, policies, reports"),
     ({**GOOD, "limits": {"max_tasks": 0}}, r"limits: max_tasks: must be an integer >= 1, got 0"),
     ({**GOOD, "limits": {"max_task": 3}}, r"limits: unknown key 'max_task'.*did you mean 'max_tasks'"),
-    ({**GOOD, "fusion": {"method": "borda"}}, r"fusion: method: unknown fusion method 'borda'; known: rrf, weighted_sum"),
+    ({**GOOD, "fusion": {"method": "borda"}},
+     r"fusion: method: unknown fusion method 'borda'; known: rrf, weighted_sum"),
     ({**GOOD, "fusion": {"k": 0}}, r"fusion: k: must be a number > 0"),
-    ({**GOOD, "retry": {"missing_sid": ["add_entity_task"]}}, r"retry: unknown key 'missing_sid'.*did you mean 'missing_side'"),
-    ({**GOOD, "retry": {"no_evidence": ["pray"]}}, r"retry: no_evidence: unknown hint action 'pray'; known: add_entity_task"),
+    ({**GOOD, "retry": {"missing_sid": ["add_entity_task"]}},
+     r"retry: unknown key 'missing_sid'.*did you mean 'missing_side'"),
+    ({**GOOD, "retry": {"no_evidence": ["pray"]}},
+     r"retry: no_evidence: unknown hint action 'pray'; known: add_entity_task"),
     ({**GOOD, "credibility": {"recency_floor": 2}}, r"credibility: recency_floor must be between 0 and 1"),
     ({**GOOD, "credibility": {"half_life": 3}}, r"credibility: unknown key 'half_life'"),
     ({**GOOD, "defaults": {"search": "fuzzy"}}, r"defaults: search: unknown search type 'fuzzy'"),

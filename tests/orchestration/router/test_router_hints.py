@@ -40,7 +40,8 @@ def test_add_entity_task_searches_each_kb_for_the_missing_entity(router, perceiv
 def test_add_time_filter_intersects_and_can_target_one_kb(router, perceive):
     p = perceive("Compare A320 vs B737 fuel burn in 2023")
     plan = router.run(p, hints=[Hint("add_time_filter", "outside_window", {"start": "2023-06-01", "end": None})])
-    assert {(t.filters.time_start, t.filters.time_end) for t in plan.tasks} == {(dt.date(2023, 6, 1), dt.date(2023, 12, 31))}
+    assert ({(t.filters.time_start, t.filters.time_end) for t in plan.tasks}
+            == {(dt.date(2023, 6, 1), dt.date(2023, 12, 31))})
     assert all(t.rule == "retry:outside_window" and "Retry (outside_window): limited to documents dated 2023-06-01"
                in t.reason for t in plan.tasks)
     plan = router.run(perceive("How long must records be kept?"),
@@ -106,8 +107,10 @@ def test_retry_table_allow_list(build, perceive):
                                 Hint("add_entity_task", "missing_side", {"entity": "E4027"}),
                                 Hint("widen", "too_old", {"factor": 3})])
     assert [(t.top_k, t.filters.status) for t in plan.tasks] == [(30, ("open",))]
-    assert "retry:no_evidence: hint relax_filters skipped; the retry table allows widen for no_evidence" in plan.notes
-    assert "retry:missing_side: hint add_entity_task skipped; the retry table allows none for missing_side" in plan.notes
+    assert ("retry:no_evidence: hint relax_filters skipped; the retry table allows widen for no_evidence"
+            in plan.notes)
+    assert ("retry:missing_side: hint add_entity_task skipped; the retry table allows none for missing_side"
+            in plan.notes)
     assert any(n.startswith("retry:too_old: hint widen skipped") for n in plan.notes)
     assert router.excluded_chunks([Hint("exclude_chunk", "no_evidence", {"chunk_id": "x"})]) == set()
 

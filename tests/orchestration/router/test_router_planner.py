@@ -6,8 +6,8 @@ import datetime as dt
 
 import pytest
 
-from orchestration.types import Plan
 from core.errors import RequestError, UnknownKnowledgeBase
+from orchestration.types import Plan
 
 ALWAYS = {"always": True}
 

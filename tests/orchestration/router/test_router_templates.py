@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from core.errors import ConfigError
 from orchestration.router.schema import Where
 from orchestration.router.templates import PLACEHOLDERS, parse_template
-from core.errors import ConfigError
 
 WHERE = Where("test.yaml", "rule 'r'", "rules[0].emit[0].query")
 
@@ -28,7 +28,8 @@ def test_entity_topic_and_entities(perceive, build):
 
 
 def test_literal_braces_and_whitespace(perceive, build):
-    router = build([{"name": "r", "when": {"always": True}, "emit": [{"kb": "manuals", "query": "{{x}}  {time}  {keywords}"}]}])
+    router = build([{"name": "r", "when": {"always": True},
+                     "emit": [{"kb": "manuals", "query": "{{x}}  {time}  {keywords}"}]}])
     assert router.run(perceive("What triggers E4027?")).tasks[0].query == "{x} triggers E4027"
 
 
