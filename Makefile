@@ -30,9 +30,9 @@ serve: demo
 test:
 	$(BIN)/python -m pytest -q
 
-## test-fast: the edit-test loop: everything but the tests that start real services (marked slow).
+## test-fast: the edit-test loop: no model loads, no services (skips tests marked slow or model; see tests/conftest.py).
 test-fast:
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow and not model"
 
 bench:
 	$(BIN)/sightline bench
