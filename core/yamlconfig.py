@@ -9,6 +9,7 @@ infinite number anywhere (`half_life_days: .nan` was accepted and changed eviden
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import Any
 
@@ -65,3 +66,13 @@ def check_document(data: Any, source: str) -> None:
         elif isinstance(value, list):
             for index, item in enumerate(value):
                 stack.append((item, f"{where}[{index}]", depth + 1))
+
+
+def config_version(content: bytes | str) -> str:
+    """The version of a config: the first 12 hex digits of the SHA-256 of its exact bytes.
+
+    The one definition: /readyz, /admin/router, If-Match, the metrics label and every log
+    line name a config by this.
+    """
+    raw = content.encode("utf-8") if isinstance(content, str) else content
+    return hashlib.sha256(raw).hexdigest()[:12]

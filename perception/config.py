@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -13,7 +12,7 @@ from typing import Any
 
 
 from core.errors import ConfigError
-from core.yamlconfig import parse_yaml
+from core.yamlconfig import config_version, parse_yaml
 from core.vocab import ACTIONS, DOC_TYPE_VALUES, ENTITY_LABELS, STATUS_VALUES
 
 CONFIG_FILE = "perception.yaml"
@@ -434,7 +433,7 @@ def parse_config(data: Any, path: Path | str = "<memory>", text: str = "") -> Pe
     srcs = _sources(data)
     kw = _mapping(data.get("keywords"), "keywords", ("min_length", "stopwords_en", "stopwords_zh"))
     return PerceptionConfig(
-        path=Path(path), version=hashlib.sha256((text or repr(data)).encode()).hexdigest()[:12],
+        path=Path(path), version=config_version(text or repr(data)),
         zh_han_per_latin_word=float(ratio), default_action=act["default"], action_precedence=act["precedence"],
         action_cues=act["cues"], implicit_compare=act["implicit"], implicit_compare_min_entities=act["min_entities"],
         comparatives=act["comparatives"], comparable_labels=act["comparable_labels"],

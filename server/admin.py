@@ -8,7 +8,6 @@ address and the request id.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import logging
 
@@ -16,7 +15,7 @@ from flask import Blueprint, current_app, jsonify, request
 
 from orchestration.router.config import parse_router_config
 from core.errors import ConfigError
-from core.yamlconfig import parse_yaml
+from core.yamlconfig import config_version, parse_yaml
 from core.files import write_atomically
 
 from . import metrics
@@ -71,12 +70,12 @@ def put_router():
                                    f"application/yaml (got {mimetype or 'none'})", field="Content-Type")
     raw = request.get_data()
     path = service.settings.router_path
-    current = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.exists() else ""
+    current = config_version(path.read_bytes()) if path.exists() else ""
     expected = request.headers.get("If-Match", "").strip('"')
     if expected and expected != current:
         raise PreconditionFailed(f"If-Match {expected} does not match the file's current version {current}; "
                                  "GET /admin/router and edit that", field="If-Match")
-    version = hashlib.sha256(raw).hexdigest()[:12]
+    version = config_version(raw)
     try:
         data = parse_yaml(raw, "PUT /admin/router")
         parse_router_config(data, "PUT /admin/router", list(service.loop.retriever.knowledge_bases), version=version)

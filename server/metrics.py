@@ -30,13 +30,14 @@ from prometheus_client import (
     multiprocess,
 )
 
+from core.vocab import ARM_TYPES
+
 from .loop import STAGES
 from .metrics_archive import archive_dead_worker, scrape_lock
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 REQUEST_STATUSES = ("answered", "partial", "insufficient", "rejected", "error")
 RELOAD_RESULTS = ("ok", "unchanged", "error")
-SEARCH_TYPES = ("keyword", "vector")
 
 # seconds; dense around 1-500 ms where stages and whole requests live
 REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0,
@@ -81,7 +82,7 @@ def initialise(kb_chunks: dict[str, int | None], version: str, kbs: Iterable[str
     for stage in STAGES:
         STAGE_SECONDS.labels(stage)
     for name in kbs:
-        for search in SEARCH_TYPES:
+        for search in ARM_TYPES:
             RETRIEVAL_SECONDS.labels(search, name)
     for name, count in kb_chunks.items():
         KB_CHUNKS.labels(name).set(count or 0)

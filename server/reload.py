@@ -18,7 +18,6 @@ RecursionError once killed workers at boot) is a refused config.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import threading
@@ -30,6 +29,7 @@ from typing import Any, Callable
 from orchestration.router.config import RouterConfig, load_router_config
 from core.errors import ConfigError
 from core.files import write_atomically
+from core.yamlconfig import config_version
 
 from . import metrics
 
@@ -127,7 +127,7 @@ class RouterWatcher:
                 raw = self.snapshot.read_bytes()
             except OSError:
                 return None
-            if hashlib.sha256(raw).hexdigest()[:12] == self.current.version:
+            if config_version(raw) == self.current.version:
                 return None
             before = self.current.version
             try:
@@ -172,7 +172,7 @@ class RouterWatcher:
             except OSError as exc:
                 return self._refuse(before, f"{self.path}: cannot read the router config ({exc.strerror})",
                                     None, cause)
-            digest = hashlib.sha256(raw).hexdigest()[:12]
+            digest = config_version(raw)
             if digest == before:
                 self.last_error = None
                 if count_unchanged:

@@ -13,7 +13,6 @@ few seconds) so fixing the index or the file brings the service up without a res
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import logging
 import os
 import threading
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError, NotReady, SightlineError
+from core.yamlconfig import config_version
 from orchestration.kb.config import KBConfig, load_kb_config
 from orchestration.router.config import RouterConfig, load_router_config
 
@@ -321,7 +321,7 @@ def _state_dir() -> Path:
 
 
 def _text_if_version(text: str, version: str) -> str:
-    return text if text and hashlib.sha256(text.encode("utf-8")).hexdigest()[:12] == version else ""
+    return text if text and config_version(text) == version else ""
 
 
 def _now() -> str:
@@ -344,4 +344,4 @@ def _read_text(path: Path, version: str) -> str:
         raw = Path(path).read_bytes()
     except OSError:
         return ""
-    return raw.decode("utf-8") if hashlib.sha256(raw).hexdigest()[:12] == version else ""
+    return raw.decode("utf-8") if config_version(raw) == version else ""

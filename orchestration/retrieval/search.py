@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.errors import RequestError, UnknownKnowledgeBase
+from core.vocab import SEARCH_TYPES
 
 from ..kb.knowledge_base import KnowledgeBase
 from ..trace import Trace
@@ -26,7 +27,6 @@ from .fusion import Fuser, RankedList
 from .scored import ScoredChunk
 from .tokenize import tokenize
 
-SEARCH_TYPES = ("keyword", "vector", "hybrid")
 
 
 @dataclass

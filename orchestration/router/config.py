@@ -10,7 +10,6 @@ policies, reports". Unknown keys are refused with the list of allowed keys. The 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any, Sequence
 
 
 from core.errors import ConfigError
-from core.yamlconfig import parse_yaml
+from core.yamlconfig import config_version, parse_yaml
 from core.vocab import ALL_ISSUE_KINDS, DOC_TYPE_VALUES, ENTITY_LABELS, SEARCH_TYPES, STATUS_VALUES, SUBJECT_LABELS
 
 from .. import paths
@@ -364,7 +363,7 @@ def parse_router_config(data: Any, source: str, known_kbs: Sequence[str], versio
                   for i, r in enumerate(rules_data))
     if version is None:
         canonical = json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
-        version = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
+        version = config_version(canonical)
     return RouterConfig(
         rules=rules, limits=limits,
         fusion=_fusion(top.at("fusion"), data.get("fusion")),
@@ -403,4 +402,4 @@ def load_router_config(path: Path | None = None, known_kbs: Sequence[str] | None
     if known_kbs is None:
         from ..kb.config import load_kb_config
         known_kbs = list(load_kb_config().knowledge_bases)
-    return parse_router_config(data, shown, known_kbs, version=hashlib.sha256(raw).hexdigest()[:12])
+    return parse_router_config(data, shown, known_kbs, version=config_version(raw))

@@ -109,5 +109,5 @@ def test_unknown_kb_lists_the_known_ones(demo_retriever):
 
 
 def test_bad_search_type_is_a_request_error():
-    with pytest.raises(RequestError, match="search must be one of keyword, vector, hybrid"):
+    with pytest.raises(RequestError, match="search must be one of hybrid, keyword, vector"):
         SearchRequest("t1", "manuals", "q", search="semantic")
