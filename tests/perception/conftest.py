@@ -38,7 +38,11 @@ def ner_agent():
     return agent
 
 
-@pytest.fixture(params=["rules", "ner"])
-def agent(request, rules_agent, ner_agent):
-    """Both agents, so behaviour that must not depend on NER is checked with and without it."""
-    return rules_agent if request.param == "rules" else ner_agent
+@pytest.fixture(params=["rules", pytest.param("ner", marks=pytest.mark.model)])
+def agent(request, rules_agent):
+    """Both agents, so behaviour that must not depend on NER is checked with and without it.
+
+    The NER agent is asked for only by the `ner` case (marked `model`), so the `rules` case
+    stays in the fast lane without loading spaCy.
+    """
+    return rules_agent if request.param == "rules" else request.getfixturevalue("ner_agent")

@@ -146,8 +146,28 @@ def test_odd_inputs_are_findings_not_errors(agent, perceive):
                                                             values={"a": 5, "b": None}, relation="sideways"),
                   Claim("2,290 kg [1].", [1], numbers=["", "n/a"], values={"x": "y"}, relation="higher")],
                  [odd_chunk])
-    for evidence in ([], [odd_chunk], EVIDENCE):
+    # Claim 1 cites [0], which the answer does not have; claims 2-4 cite [1] = odd#0. What cannot be
+    # judged (an empty claim, a "sideways" relation, non-numeric values, a date that is not one, no
+    # status) is not judged: it neither raises nor becomes a finding.
+    bad_zero = ("citation", "invalid_citation", 0, None)
+    not_in_evidence = [("citation", "invalid_citation", n, "odd#0") for n in (1, 2, 3)]
+    sides = [("comparison", "missing_side", None, None)] * 2  # A320 and B737
+    no_evidence = ("evidence", "no_evidence", None, None)
+    cases = [
+        ("no evidence", [], [bad_zero, *not_in_evidence, *sides, no_evidence]),
+        ("the odd chunk", [odd_chunk], [bad_zero, ("comparison", "missing_side", None, None)]),  # names the A320 only
+        ("the odd chunk is not in it", EVIDENCE, [bad_zero, *not_in_evidence, *sides, no_evidence]),
+    ]
+    for case, evidence, expected in cases:
         verdict = agent.run(perceive(COMPARE), odd, evidence, now=NOW)
-        json.dumps(verdict.to_dict())
-        assert verdict.ok is (not verdict.issues)
-    assert agent.run(None, answer([], []), [], now=NOW).issues[0].kind == "no_evidence"
+        found = [(i.check, i.kind, i.claim, i.chunk_id) for i in verdict.issues]
+        assert found == expected, case
+        assert not verdict.ok
+        assert all(i.kind in ISSUE_KINDS[i.check] and i.detail for i in verdict.issues), case
+        assert [i.entity for i in verdict.issues if i.kind == "missing_side"] == (
+            ["B737"] if evidence == [odd_chunk] else ["A320", "B737"]), case
+        assert verdict.hints and all(h.reason in HINT_RULES for h in verdict.hints), case
+        data = verdict.to_dict()
+        assert json.loads(json.dumps(data)) == data, case  # plain JSON values only
+    empty = agent.run(None, answer([], []), [], now=NOW)
+    assert [(i.check, i.kind) for i in empty.issues] == [("evidence", "no_evidence")] and not empty.ok

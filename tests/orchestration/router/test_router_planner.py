@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import sys
+import time
 
 import pytest
 
@@ -148,6 +150,17 @@ def test_same_input_same_plan(demo_router, perceive):
         assert all(demo_router.run(perceive(query)).to_dict() == first for _ in range(3))
 
 
-def test_warm_up_is_cheap_and_idempotent(demo_router):
-    demo_router.warm_up()
-    demo_router.warm_up()
+def test_warm_up_is_cheap_and_idempotent(demo_router, perceive):
+    """warm_up has nothing to load (the config was validated when loaded): it imports nothing,
+    takes no time, and calling it (again) changes neither the config nor the plans."""
+    perception = perceive("Compare A320 vs B737 fuel burn in 2023")
+    config, before = demo_router.config, demo_router.run(perception).to_dict()
+    modules = set(sys.modules)
+    started = time.perf_counter()
+    assert demo_router.warm_up() is None
+    assert demo_router.warm_up() is None
+    elapsed = time.perf_counter() - started
+    assert set(sys.modules) - modules == set()  # nothing imported, so no model or index loaded
+    assert elapsed < 0.25, f"two warm_up calls took {elapsed * 1000:.1f} ms"
+    assert demo_router.config is config
+    assert demo_router.run(perception).to_dict() == before
