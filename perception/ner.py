@@ -57,6 +57,9 @@ def _warn_once(key: str, message: str) -> None:
     log.warning(message)
 
 
+_ARTICLES = frozenset({"the", "a", "an"})
+
+
 class StatisticalNER:
     """Wraps a spaCy pipeline; rule entities are set on the Doc first so NER only fills gaps."""
 
@@ -172,11 +175,30 @@ class StatisticalNER:
                 label = self.label_map.get(ent.label_)
                 if label is None:
                     continue
-                text_ = ent.text.strip()
-                if not text_:
+                trimmed = self._trim(ent)
+                if trimmed is None:
                     continue
-                found.append(Entity(text_, label, (start, start + len(text_)), "ner", text_))
+                first, last = trimmed
+                text_ = text[first + offset:last + offset]
+                found.append(Entity(text_, label, (first + offset, last + offset), "ner", text_))
         return found, dates
+
+    def _trim(self, ent) -> tuple[int, int] | None:
+        """(start, end) characters of an entity without the query words the model glued to it.
+
+        The model reads a sentence-initial imperative as part of the name ("Compare Prometheus",
+        'Compare "'): leading skip words (but not articles: "The Hague") and tokens without a
+        letter or digit are cut from both ends; None when nothing of a name is left.
+        """
+        tokens = list(ent)
+        while tokens and (tokens[0].lower_ in self.skip_words and tokens[0].lower_ not in _ARTICLES
+                          or not any(ch.isalnum() for ch in tokens[0].text)):
+            tokens.pop(0)
+        while tokens and not any(ch.isalnum() for ch in tokens[-1].text):
+            tokens.pop()
+        if not tokens:
+            return None
+        return tokens[0].idx - ent.doc[0].idx, tokens[-1].idx + len(tokens[-1].text) - ent.doc[0].idx
 
     def _windows(self, doc, hot: list[int]) -> list[tuple[int, int]]:
         """Character ranges of the token windows around `hot` tokens (merged; the whole text

@@ -8,7 +8,7 @@ from typing import Any
 
 from core.vocab import ACTIONS, DOC_TYPE_VALUES, ENTITY_LABELS, LANGUAGES, STATUS_VALUES  # noqa: F401 - re-exported
 
-ORIGINS = ("ner", "rule", "pattern")
+ORIGINS = ("ner", "rule", "pattern", "inferred")  # inferred: a comparison side read across "vs"
 
 
 def _iso(value: date | None) -> str | None:

@@ -16,19 +16,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from orchestration.retrieval.tokenize import tokenize
+from perception.comparison import INFERRED
+from perception.comparison import comparison_sides as perceived_sides
 from perception.types import Perception
 
 from .measures import Measure, sentence_measures, stated_quantities
 from .numbers import same_quantity
-from .scoring import NAME_LABELS, QueryTerms, ScoreSettings, rank, score
+from .scoring import QueryTerms, ScoreSettings, rank, score
 from .sentences import Candidate
 
-_CONNECTOR = re.compile(r"\s+(?:vs\.?|versus|and|or|against|compared\s+(?:to|with))\s+"
-                        r"|\s*(?:和|与|跟|同|还是|对比|、)\s*", re.I)
-_NAME_AFTER = re.compile(r"^(?:the\s+)?([A-Za-z0-9][A-Za-z0-9\-]*(?:\s+[A-Za-z0-9][A-Za-z0-9\-]*){0,3})")
-_NAME_BEFORE = re.compile(r"([A-Za-z0-9][A-Za-z0-9\-]*(?:\s+[A-Za-z0-9][A-Za-z0-9\-]*){0,3})$")
-_NAME_STOP = {"in", "for", "on", "during", "at", "with", "by", "of", "the", "a", "an", "from", "to",
-              "fuel", "compare", "which", "is", "are", "and", "or", "per", "what", "how"}
 _LETTER_CODE = re.compile(r"^[A-Za-z]{1,2}(\d{3,})$")
 _TEMPORAL = re.compile(r"\b(earlier|later|earliest|latest|before|after|first|when|date|dated|published|"
                        r"issued|effective|older|newer)\b|早|晚|先|什么时候|何时|日期|发布|生效", re.I)
@@ -109,55 +105,11 @@ def make_side(name: str, normalized: str | None = None, inferred: bool = False, 
                 (normalized or name).strip() if source else None)
 
 
-def _infer_name(query: str, start: int, end: int) -> str | None:
-    """The name on the other side of a connector next to the span (start, end), if any."""
-    after = _CONNECTOR.match(query, end)
-    if after:
-        match = _NAME_AFTER.match(query[after.end():])
-        if match:
-            words = match.group(1).split()
-            cut = next((i for i, w in enumerate(words) if not _name_word(w)), len(words))
-            return " ".join(words[:cut]) or None
-    before = [m for m in _CONNECTOR.finditer(query, 0, start) if m.end() == start]
-    if before:
-        match = _NAME_BEFORE.search(query[:before[-1].start()])
-        if match:
-            words = match.group(1).split()
-            cut = max((i + 1 for i, w in enumerate(words) if not _name_word(w)), default=0)
-            return " ".join(words[cut:]) or None
-    return None
-
-
-def _name_word(word: str) -> bool:
-    """True for a word that can be part of a name: capitalised or holding a digit, not a stopword."""
-    return word.lower() not in _NAME_STOP and (word[0].isupper() or any(ch.isdigit() for ch in word))
-
-
 def comparison_sides(perception: Perception) -> list[Side]:
-    """The sides of a comparison: named entities of the query in order, at least two if possible.
-
-    When perception found fewer than two names, the words across a connector ("vs", "or",
-    "和", "与") from the one it found are taken as the other side (marked `inferred`).
-    """
-    sides: list[Side] = []
-    entities = sorted(perception.entities, key=lambda e: e.span)
-    outlets = [e for e in entities if e.label == "SOURCE"]
-    if len({(e.normalized or e.text).lower() for e in outlets}) >= 2:
-        entities = outlets  # "Did TechCrunch and The Verge agree on ...": the outlets are compared
-    for entity in entities:
-        if entity.label not in NAME_LABELS:
-            continue
-        candidate = make_side(entity.text, entity.normalized, source=entity.label == "SOURCE")
-        if any(set(candidate.variants) & set(s.variants) for s in sides):
-            continue
-        sides.append(candidate)
-    if len(sides) == 1:
-        entity = next(e for e in sorted(perception.entities, key=lambda e: e.span) if e.label in NAME_LABELS)
-        name = _infer_name(perception.query, *entity.span)
-        if name and name.lower() not in sides[0].variants and re.search(r"[A-Z0-9]", name):
-            other = make_side(name, inferred=True)
-            sides = sorted([sides[0], other], key=lambda s: perception.query.lower().find(s.variants[0]))
-    return sides
+    """The sides of a comparison as the composer matches them: Perception's sides (the one
+    reading of what is compared, perception/comparison.py) with their spellings."""
+    return [make_side(e.text, e.normalized, inferred=e.origin == INFERRED, source=e.label == "SOURCE")
+            for e in perceived_sides(perception)]
 
 
 @dataclass
@@ -294,6 +246,7 @@ class Comparator:
                    terms: QueryTerms, finding: Finding) -> None:
         """The first stated date of each side's best dated sentence, compared."""
         points: list[Point] = []
+        days: list[str] = []  # ISO dates: their string order is their date order
         for side in (a, b):
             dated = [c for c in ranked[side.name] if c.dates]
             if not dated:
@@ -301,9 +254,11 @@ class Comparator:
                 finding.notices.append(("no_value", {"a": side.name, "b": other.name}))
                 return
             c = dated[0]
-            points.append(Point(side, c, c.dates[0].value.isoformat(), "date", c.dates[0].text))
+            days.append(c.dates[0].value.isoformat())
+            points.append(Point(side, c, days[-1], "date", c.dates[0].text))
         pa, pb = points
-        finding.relation = "same" if pa.value == pb.value else ("earlier" if pa.value < pb.value else "later")
+        da, db = days
+        finding.relation = "same" if da == db else ("earlier" if da < db else "later")
         finding.points = (pa, pb)
 
 

@@ -1,8 +1,8 @@
 """Comparison check: a comparison covers every side, and its stated relations hold.
 
 Promises:
-- Sides: when perception.action is "compare", the perception's entities other than TERMs (the
-  compared attribute, e.g. "fuel burn") are the sides, one per normalised form. With two or
+- Sides: when perception.action is "compare", `perception.comparison.comparison_sides` (the sides the
+  composer wrote about too: perception/comparison.py). With two or
   more sides, a side that no cited claim mentions (its text, its `entity`, or a key of its
   `values`) and no cited chunk mentions (title or text) -> `missing_side` with the entity; the
   detail says whether some uncited evidence mentions it.
@@ -23,6 +23,7 @@ from typing import Any, Sequence
 from orchestration.compose.numbers import normalize_unit
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer, Claim
+from perception.comparison import comparison_sides as perceived_sides
 from perception.types import Entity, Perception
 
 from validation import text as tx
@@ -30,7 +31,6 @@ from validation.context import CheckContext
 from validation.types import Issue
 
 CHECK = "comparison"
-NOT_SIDES = ("TERM",)  # entity labels that name what is compared, not who
 _HOLDS = {"higher": lambda a, b: a > b, "later": lambda a, b: a > b,
           "lower": lambda a, b: a < b, "earlier": lambda a, b: a < b,
           "same": lambda a, b: tx.same_value(a, b)}
@@ -62,18 +62,11 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
 
 
 def comparison_sides(perception: Perception | None) -> list[Entity]:
-    """The entities a comparison query compares, in query order, one per normalised form."""
+    """The sides a comparison query compares: Perception's (perception/comparison.py), the
+    same ones the composer wrote about."""
     if perception is None or perception.action != "compare":
         return []
-    sides: dict[str, Entity] = {}
-    entities = list(perception.entities)
-    outlets = [e for e in entities if e.label == "SOURCE"]
-    if len({(e.normalized or e.text).lower() for e in outlets}) >= 2:
-        entities = outlets  # two or more outlets named: the outlets are what is compared
-    for entity in entities:
-        if entity.label not in NOT_SIDES:
-            sides.setdefault((entity.normalized or entity.text).lower(), entity)
-    return list(sides.values())
+    return perceived_sides(perception)
 
 
 def _mentioned(entity: Entity, text: str) -> bool:
