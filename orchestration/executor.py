@@ -1,4 +1,4 @@
-"""Running a plan: all tasks' searches, cross-task fusion, credibility, de-duplication, budget.
+"""Running a plan: all tasks' searches, cross-task fusion, exclusions, de-duplication, budget.
 
 The Executor turns a Plan into the evidence the composer reads. Each task's search already
 weighs its arms by credibility (see Retriever); the tasks are then fused by their weights.
@@ -133,7 +133,8 @@ class Executor:
     def _budget(self, plan: Plan, chunks: list[ScoredChunk], trace: Trace) -> list[ScoredChunk]:
         """Keep the best chunks up to max_evidence and the context word budget."""
         with trace.operation("budget", max_evidence=plan.max_evidence, words=plan.context_budget_words) as op:
-            kept, words = [], 0
+            kept: list[ScoredChunk] = []
+            words = 0.0  # text_size counts a Han character as half a word
             for chunk in chunks:
                 size = text_size(chunk.text)
                 if len(kept) >= plan.max_evidence:

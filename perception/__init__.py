@@ -4,8 +4,8 @@
     parse("Compare A320 and B737 in 2023", now="2025-07-10").to_dict()
 """
 
-from perception.agent import PerceptionAgent, extract_entities, parse, set_known_sources
+from perception.agent import PerceptionAgent, extract_entities, parse
 from perception.types import Constraints, Entity, Perception, TimeWindow
 
-__all__ = ["PerceptionAgent", "parse", "extract_entities", "set_known_sources", "Perception",
+__all__ = ["PerceptionAgent", "parse", "extract_entities", "Perception",
            "Entity", "Constraints", "TimeWindow"]

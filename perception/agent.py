@@ -123,6 +123,7 @@ class PerceptionAgent:
             A Perception; the same query and now always give the same Perception.
         """
         self.warm_up()
+        assert self.config is not None  # warm_up loaded it or raised
         text = query if isinstance(query, str) else ("" if query is None else str(query))
         today = coerce_now(now)
         try:
@@ -135,6 +136,7 @@ class PerceptionAgent:
     def _run(self, text: str, now: date) -> Perception:
         """The pipeline behind `run()`."""
         cfg = self.config
+        assert cfg is not None  # run() warmed up
         notes: list[dict] = []
         language = detect_language(text, cfg.zh_han_per_latin_word)
         notes.append({"rule": "language", "text": "", "produced": {"language": language}})
@@ -163,8 +165,8 @@ class PerceptionAgent:
             notes.append({"rule": p.rule, "span": [p.start, p.end], "text": p.text,
                           "produced": {"start": p.lo.isoformat() if p.lo else None,
                                        "end": p.hi.isoformat() if p.hi else None}})
-        for s, e, phrase in found.not_understood:
-            notes.append({"rule": "time.not_understood", "span": [s, e], "text": phrase,
+        for start, end, phrase in found.not_understood:
+            notes.append({"rule": "time.not_understood", "span": [start, end], "text": phrase,
                           "produced": None})
 
         # filters
@@ -206,33 +208,17 @@ class PerceptionAgent:
 
 
 # --- module-level conveniences ------------------------------------------------------------------
-
-_known_sources: tuple[str, ...] = ()
-_agents_lock = threading.Lock()
+# Stateless: the source names are an argument, never a module global (an agent is the one
+# place that holds state; these cache agents by their settings).
 
 
 @functools.lru_cache(maxsize=8)
-def _agent(use_ner: bool, config_path: str | None) -> PerceptionAgent:
-    """A cached agent per (use_ner, config_path)."""
-    agent = PerceptionAgent(config_path=config_path, use_ner=use_ner)
-    agent.set_known_sources(_known_sources)
+def default_agent(use_ner: bool = True, config_path: str | None = None,
+                  known_sources: tuple[str, ...] = ()) -> PerceptionAgent:
+    """A warmed agent per (use_ner, config_path, known_sources), shared by `parse()`."""
+    agent = PerceptionAgent(config_path=config_path, use_ner=use_ner, known_sources=known_sources)
     agent.warm_up()
     return agent
-
-
-def default_agent(use_ner: bool = True, config_path: str | Path | None = None) -> PerceptionAgent:
-    """The shared agent behind `parse()` (created and warmed once per setting)."""
-    agent = _agent(use_ner, str(config_path) if config_path is not None else None)
-    if agent.known_sources is not _known_sources:
-        agent.set_known_sources(_known_sources)
-    return agent
-
-
-def set_known_sources(names: Iterable[str]) -> None:
-    """Set the source names the module-level `parse()` and `extract_entities()` recognise."""
-    global _known_sources
-    with _agents_lock:
-        _known_sources = _as_names(names)
 
 
 def parse(query: str, now: date | datetime | str | None = None, **kw) -> Perception:
@@ -241,18 +227,21 @@ def parse(query: str, now: date | datetime | str | None = None, **kw) -> Percept
     Args:
         query: the question.
         now: the reference date (default today, UTC).
-        **kw: use_ner (default True) and config_path.
+        **kw: use_ner (default True), config_path, known_sources (the KBs' source names).
     """
-    return default_agent(kw.get("use_ner", True), kw.get("config_path")).run(query, now)
+    config_path = kw.get("config_path")
+    return default_agent(kw.get("use_ner", True), str(config_path) if config_path is not None else None,
+                         _as_names(kw.get("known_sources", ()))).run(query, now)
 
 
-@functools.lru_cache(maxsize=4)
-def _entity_rules(config_path: str | None) -> EntityRules:
+@functools.lru_cache(maxsize=8)
+def _entity_rules(config_path: str | None, known_sources: tuple[str, ...]) -> EntityRules:
     """Cached rule-only entity extractor for `extract_entities` (no spaCy, no jieba)."""
-    return EntityRules(load_config(config_path), _known_sources)
+    return EntityRules(load_config(config_path), known_sources)
 
 
-def extract_entities(text: str, config_path: str | Path | None = None) -> list[Entity]:
+def extract_entities(text: str, config_path: str | Path | None = None,
+                     known_sources: Iterable[str] = ()) -> list[Entity]:
     """Fast rule-only entities for ingest: codes, quoted names, glossary terms, known sources.
 
     Never loads spaCy or jieba; well under a millisecond for a 200-word chunk.
@@ -260,11 +249,10 @@ def extract_entities(text: str, config_path: str | Path | None = None) -> list[E
     Args:
         text: a chunk or any text.
         config_path: a perception YAML other than the default.
+        known_sources: source names to recognise as SOURCE entities.
 
     Returns:
         Entities ordered by span.
     """
-    rules = _entity_rules(str(config_path) if config_path is not None else None)
-    if rules.known_sources is not _known_sources:
-        rules.set_known_sources(_known_sources)
+    rules = _entity_rules(str(config_path) if config_path is not None else None, _as_names(known_sources))
     return rules.extract(text if isinstance(text, str) else str(text or ""))

@@ -11,8 +11,10 @@ class ScoredChunk:
     """One piece of evidence.
 
     Attributes:
-        score: the final score (fused score x credibility).
-        fused: the fused score before credibility.
+        score: the ranking score. Out of one search (Retriever): `fused` x `credibility`. Out
+            of the executor's cross-task fusion: the plan-level fused score, equal to `fused`
+            (each task's list was already ordered by its credibility-weighted scores).
+        fused: the fused score before credibility (after the executor: the cross-task fusion).
         ranks / scores: 1-based rank and raw score per list it appeared in
             ("<task>:keyword", "<task>:vector", or a task id after cross-task fusion).
         credibility: the multiplier; credibility_factors its parts.

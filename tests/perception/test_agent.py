@@ -193,14 +193,15 @@ def test_module_parse_and_exports():
     assert window(p) == ("2025-07-03", "2025-07-10")
 
 
-def test_module_set_known_sources_feeds_parse_and_extract_entities():
-    try:
-        perception.set_known_sources(["Engadget"])
-        assert parse("Engadget on the Steam Deck", now=NOW, use_ner=False).constraints.source == ["Engadget"]
-        assert [e.label for e in perception.extract_entities("Engadget on the Steam Deck")] == ["SOURCE"]
-    finally:
-        perception.set_known_sources([])
+def test_known_sources_are_an_argument_of_parse_and_extract_entities_never_module_state():
+    assert parse("Engadget on the Steam Deck", now=NOW, use_ner=False,
+                 known_sources=["Engadget"]).constraints.source == ["Engadget"]
+    assert [e.label for e in perception.extract_entities("Engadget on the Steam Deck", known_sources=["Engadget"])] \
+        == ["SOURCE"]
+    # nothing leaks from one call to the next
+    assert parse("Engadget on the Steam Deck", now=NOW, use_ner=False).constraints.source == []
     assert perception.extract_entities("Engadget on the Steam Deck") == []
+    assert not hasattr(perception, "set_known_sources")
 
 
 def test_notes_explain_every_constraint(rules_agent):
