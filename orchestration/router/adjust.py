@@ -25,6 +25,26 @@ from typing import Any
 ACTIONS = ("add_entity_task", "add_time_filter", "exclude_status", "exclude_chunk", "drop_claim",
            "widen", "relax_filters")
 
+# issue kind -> the adjustments validation suggests for it: the one table of that relation.
+# validation/hints.py produces these and no others (a test holds it to that); a router's
+# `retry` table allows a subset per kind, and loading a config that allows an adjustment
+# validation never suggests for that kind is refused (it would silently never happen).
+_CLAIM_FIXES = ("drop_claim", "exclude_chunk")
+SUGGESTED: dict[str, tuple[str, ...]] = {
+    "missing_side": ("add_entity_task",),
+    "outside_window": ("add_time_filter",),
+    "too_old": ("add_time_filter",),
+    "stale_status": ("exclude_status", "exclude_chunk"),
+    "missing_citation": _CLAIM_FIXES,
+    "invalid_citation": _CLAIM_FIXES,
+    "unsupported_number": _CLAIM_FIXES,
+    "unsupported_date": _CLAIM_FIXES,
+    "unsupported_term": _CLAIM_FIXES,
+    "wrong_direction": ("drop_claim",),
+    "unit_mismatch": ("drop_claim",),
+    "no_evidence": ("widen", "relax_filters"),
+}
+
 
 @dataclass
 class Hint:

@@ -27,6 +27,7 @@ from ..retrieval.fusion import METHODS
 from . import schema
 from .conditions import Condition, parse_condition
 from .adjust import ACTIONS as HINT_ACTIONS
+from .adjust import SUGGESTED
 from .schema import Where
 from .templates import Template, parse_template
 
@@ -206,6 +207,11 @@ def _retry(where: Where, data: Any) -> dict[str, tuple[str, ...]]:
     for kind, actions in data.items():
         out[kind] = () if actions in (None, []) else schema.choices(where.at(kind), actions, HINT_ACTIONS,
                                                                      "hint action")
+        never = [a for a in out[kind] if a not in SUGGESTED[kind]]
+        if never:
+            raise where.at(kind).fail(
+                f"validation never suggests {', '.join(never)} for {kind}, so allowing it would do nothing; "
+                f"for {kind} it suggests {', '.join(SUGGESTED[kind])}")
     return out
 
 

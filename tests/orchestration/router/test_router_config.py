@@ -6,6 +6,7 @@ import copy
 import hashlib
 
 import pytest
+import yaml
 
 from core.errors import ConfigError
 from orchestration.paths import REPO_ROOT
@@ -155,9 +156,39 @@ def test_shipped_configs_load_with_their_credibility_section():
     assert [r.name for r in cfg.rules][0] == "compare-per-entity"
     multihop = load_router_config(REPO_ROOT / "config" / "router.multihop.yaml", known_kbs=["multihop"])
     assert {s for r in multihop.rules for spec in r.emit for s in spec.kbs} == {"multihop"}
-    assert (multihop.credibility.half_life_days, multihop.credibility.recency_floor, multihop.credibility.status) == (3650, 0.8, {})
+    credibility = multihop.credibility
+    assert (credibility.half_life_days, credibility.recency_floor, credibility.status) == (3650, 0.8, {})
 
 
 def test_default_config_refuses_unknown_kbs():
     with pytest.raises(ConfigError, match=r"config/router.yaml: rule '.*': unknown kb '(reports|policies|manuals)'"):
         load_router_config(REPO_ROOT / "config" / "router.yaml", known_kbs=["news"])
+
+
+def test_a_retry_action_validation_never_suggests_for_that_kind_is_refused():
+    """The shipped tables listed exclude_chunk for outside_window: validation never suggests it, so it never ran."""
+    text = "rules:\n  - name: r\n    when: {always: true}\n    emit: [{kb: x}]\nretry:\n  outside_window: [exclude_chunk]\n"
+    with pytest.raises(ConfigError, match="validation never suggests exclude_chunk for outside_window.*add_time_filter"):
+        parse_router_config(yaml.safe_load(text), "router.yaml", ["x"])
+
+
+def test_validation_suggests_exactly_the_adjustments_of_the_contract_table():
+    """validation/hints.py and router/adjust.SUGGESTED are one relation: every rule's hints stay inside it."""
+    import datetime as dt
+
+    from orchestration.retrieval.scored import ScoredChunk
+    from orchestration.router.adjust import SUGGESTED
+    from perception.types import Constraints, Perception, TimeWindow
+    from validation.context import CheckContext
+    from validation.hints import HINT_RULES, hints_for
+    from validation.types import Issue
+
+    assert set(HINT_RULES) == set(SUGGESTED)
+    chunk = ScoredChunk("c1", "kb", "text", "title", {"status": "superseded", "published_at": "2001-01-01"})
+    perception = Perception("q", "en", "compare", constraints=Constraints(
+        time=TimeWindow(dt.date(2024, 1, 1), dt.date(2024, 12, 31), "in 2024")))
+    context = CheckContext(now=dt.date(2025, 7, 1), max_age_days={"*": 365})
+    for kind in SUGGESTED:
+        issue = Issue("x", kind, "detail", claim=0, chunk_id="c1", entity="A320")
+        produced = {h.action for h in hints_for([issue], perception, [chunk], context)}
+        assert produced and produced <= set(SUGGESTED[kind]), (kind, produced)

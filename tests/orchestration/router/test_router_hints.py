@@ -8,10 +8,11 @@ import pytest
 
 from validation.types import Hint
 
-ALL_ALLOWED = {kind: ["add_entity_task", "add_time_filter", "exclude_status", "exclude_chunk", "drop_claim",
-                      "widen", "relax_filters"]
-               for kind in ("missing_side", "outside_window", "too_old", "stale_status", "no_evidence",
-                            "unsupported_number")}
+from orchestration.router.adjust import SUGGESTED
+
+# everything validation suggests, except exclude_chunk for missing_citation (to see a disallowed hint skipped)
+ALL_ALLOWED = {kind: [a for a in actions if (kind, a) != ("missing_citation", "exclude_chunk")]
+               for kind, actions in SUGGESTED.items()}
 COMPARE = {"name": "compare", "when": {"action": "compare"},
            "emit": [{"kb": "manuals", "for_each": "entity", "entity_labels": ["CODE"], "query": "{entity} {topic}",
                      "priority": 2, "top_k": 6, "filters": {"time": "perception", "exclude_status": ["draft"]}}]}
