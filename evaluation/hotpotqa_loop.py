@@ -35,7 +35,9 @@ def run_hotpotqa_loop(kb_config: KBConfig, kb_name: str, queries: Sequence[EvalQ
     loop = AnswerLoop(kb_config=kb_config, router_config=router, perception=PerceptionAgent())
     loop.warm_up()
     store = loop.retriever.kb(kb_name).store
-    rows, typed = [], {}
+    assert store is not None  # kb() opened the knowledge base or raised
+    rows: list[dict[str, float]] = []
+    typed: dict[str, list[dict[str, float]]] = {}
     timings: dict[str, list[float]] = {s: [] for s in STAGES}
     for query in tqdm(queries, desc="hotpotqa router", disable=not progress, file=sys.stderr):
         body = loop.run(AskRequest(query=query.text, kbs=[kb_name], trace="summary"))

@@ -60,6 +60,7 @@ def run_loop_eval(loop: AnswerLoop, kb_name: str, queries: Sequence[EvalQuery], 
                   ) -> dict[str, Any]:
     """Score every query through the loop; returns metrics, per-type metrics and latency."""
     store = loop.retriever.kb(kb_name).store
+    assert store is not None  # kb() opened the knowledge base or raised
     rows: list[dict[str, float]] = []
     typed: dict[str, list[dict[str, float]]] = {}
     timings: dict[str, list[float]] = {s: [] for s in STAGES}
@@ -97,14 +98,14 @@ def run_loop_eval(loop: AnswerLoop, kb_name: str, queries: Sequence[EvalQuery], 
             coverage.append(float(wanted <= got))
         if query.type == "inference_query" and isinstance(query.raw.get("answer"), str):
             gold_hits.append(float(query.raw["answer"].lower() in body["answer"].lower()))
-    metrics = mean_metrics(rows)
-    metrics.update({
+    metrics: dict[str, float | None] = {
+        **mean_metrics(rows),
         "null_refusal": round(null_refused / null_total, 4) if null_total else None,
         "false_refusal": round(false_refused / answerable, 4) if answerable else None,
         "citation_precision": round(cited_hits / cited_total, 4) if cited_total else None,
         "source_coverage": round(sum(coverage) / len(coverage), 4) if coverage else None,
         "answer_contains_gold": round(sum(gold_hits) / len(gold_hits), 4) if gold_hits else None,
-    })
+    }
     latency = latency_summary(timings)
     by_type = {t: mean_metrics(r) | {"queries": len(r)} for t, r in sorted(typed.items())}
     return {"metrics": metrics, "by_type": by_type, "latency": latency, "statuses": statuses}

@@ -126,7 +126,8 @@ def run_retrieval_modes(name: str, kb: str, retriever: Retriever, items: list[Ev
     latency: dict[str, dict] = {}
     by_type: dict[str, dict] = {}
     for mode in MODES:
-        rows, typed = [], {}
+        rows: list[dict[str, float]] = []
+        typed: dict[str, list[dict[str, float]]] = {}
         timings: dict[str, list[float]] = {"total": []}
         for query in tqdm(items, desc=f"{name} {mode}", disable=not progress, file=sys.stderr):
             chunks, ms, stages = retrieve(retriever, kb, query, mode, k)
@@ -171,10 +172,10 @@ def run_set(name: str, data_dir: Path | None = None, queries: Path | None = None
     data_dir = data_dir or DEFAULT_DATA
     folder = set_folder(name, data_dir)
     if name == "rgb":
-        result = _run_rgb(folder, data_dir, queries, limit, progress)
-        result["wall_seconds"] = round(time.perf_counter() - started, 1)
-        result["commit"] = commit
-        return result
+        rgb = _run_rgb(folder, data_dir, queries, limit, progress)
+        rgb["wall_seconds"] = round(time.perf_counter() - started, 1)
+        rgb["commit"] = commit
+        return rgb
     _, _, counts = SCORERS[name]
     everything = load_queries(name, folder, queries)
     items = [q for q in everything if counts(q)]

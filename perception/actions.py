@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
 from perception.config import CueSet, PerceptionConfig
-from perception.lexicon import PhraseLexicon, phrase_regex
+from perception.lexicon import Match, PhraseLexicon, phrase_regex
 from perception.types import Entity
 
 _NUMBER_AFTER = re.compile(r"\s+(?:about\s+|around\s+|over\s+|nearly\s+|almost\s+)?[\d$£€]", re.IGNORECASE)
@@ -82,7 +83,7 @@ class ActionRules:
                                   "also_seen": sorted({c.action for c in cues} - {best.action})}]
         distinct = {key for key, _s, _e in mentions(text, [e for e in entities if e.label != "QUOTED"])}
         if len(distinct) >= self._cfg.implicit_compare_min_entities:
-            hits = self._implicit.findall(text) or [
+            hits: Sequence[Match | Cue] = self._implicit.findall(text) or [
                 h for h in _pattern_hits("compare", self._cfg.implicit_compare, text, "action.compare.implicit")]
             hits = [h for h in hits if not _threshold(text, h.start, h.end)]
             if hits:
@@ -126,7 +127,7 @@ class ActionRules:
             if k1 == k2:
                 continue
             gap = text[e1:s2]
-            joined = self._or_gap is not None and self._or_gap.match(gap)
+            joined = self._or_gap is not None and self._or_gap.match(gap) is not None
             if not joined and self._and_gap is not None and self._and_gap.match(gap):
                 joined = any(_which_follows(text, e2, w.start, window) or _which_precedes(text, w.end, s1)
                              for w in which)

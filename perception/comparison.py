@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+
 from core.vocab import SUBJECT_LABELS
 
 from .types import Entity, Perception

@@ -9,11 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-
-
 from core.errors import ConfigError
-from core.yamlconfig import config_version, parse_yaml
 from core.vocab import ACTIONS, DOC_TYPE_VALUES, ENTITY_LABELS, STATUS_VALUES
+from core.yamlconfig import config_version, parse_yaml
 
 CONFIG_FILE = "perception.yaml"
 CONFIG_DIR_ENV = "SIGHTLINE_CONFIG_DIR"

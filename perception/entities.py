@@ -76,20 +76,20 @@ class EntityRules:
             Entities with origin "rule" (lexicons) or "pattern" (regexes).
         """
         found: list[Entity] = []
-        for hit in self.sources.find(text):
-            normalized = hit.sources[0] if len(hit.sources) == 1 else hit.text
-            found.append(Entity(hit.text, "SOURCE", (hit.start, hit.end), "rule", normalized))
-        for hit in self._terms.finditer(text):
-            label = self._labels.get(hit.value, "TERM")
-            found.append(Entity(hit.text, label, (hit.start, hit.end), "rule", hit.value))
+        for source in self.sources.find(text):
+            normalized = source.sources[0] if len(source.sources) == 1 else source.text
+            found.append(Entity(source.text, "SOURCE", (source.start, source.end), "rule", normalized))
+        for term in self._terms.finditer(text):
+            label = self._labels.get(term.value, "TERM")
+            found.append(Entity(term.text, label, (term.start, term.end), "rule", term.value))
         for _name, label, regex in self._patterns:
             for m in regex.finditer(text):
                 code = m.group(0)
                 if code.upper() in self._cfg.not_codes:
                     continue
                 found.append(Entity(code, label, (m.start(), m.end()), "pattern", code.upper()))
-        for hit in self._models.find(text):
-            found.append(Entity(hit.text, hit.label, (hit.start, hit.end), "pattern", hit.normalized))
+        for model in self._models.find(text):
+            found.append(Entity(model.text, model.label, (model.start, model.end), "pattern", model.normalized))
         chosen = _non_overlapping(found)
         spans = {e.span for e in chosen}
         for m in self._quotes.finditer(text):

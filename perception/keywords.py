@@ -6,6 +6,7 @@ import logging
 import re
 import threading
 from collections.abc import Iterable
+from typing import Any
 
 from perception.config import PerceptionConfig
 from perception.entities import overlaps
@@ -26,7 +27,7 @@ class KeywordRules:
     def __init__(self, cfg: PerceptionConfig) -> None:
         """Keep the stopword lists; jieba loads lazily (or in `warm_up`)."""
         self._cfg = cfg
-        self._jieba = None
+        self._jieba: Any = None  # a jieba.Tokenizer once warm_up ran (jieba ships no types)
         self._lock = threading.Lock()
         self._extra_words = sorted({p for g in cfg.term_groups for t, _n, syn in g.entries for p in (t, *syn)
                                     if _HAN_OR_WORD.search(p) and not p.isascii()}

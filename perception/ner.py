@@ -9,8 +9,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, cast
 
 from perception.types import Entity
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.pipeline import TrainablePipe
+    from spacy.tokens import Span
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +86,7 @@ class StatisticalNER:
         self.label_map = dict(label_map)
         self.context_tokens = max(0, int(context_tokens))
         self.skip_words = frozenset(w.lower() for w in skip_words)
-        self.nlp = None
+        self.nlp: Language | None = None  # set by load()
         self.available: bool | None = None
         self.error = ""
         self.calls = 0          # queries NER actually ran on (for the benchmark)
@@ -142,6 +148,7 @@ class StatisticalNER:
         """
         if not self.load():
             return [], []
+        assert self.nlp is not None  # load() is True only with a pipeline
         text = text[:MAX_NER_CHARS]
         preset = sorted((e for e in preset if e.span[1] <= len(text)), key=lambda e: e.span)
         doc = self.nlp.make_doc(text)
@@ -153,7 +160,7 @@ class StatisticalNER:
         docs = []
         for start, end in pieces:
             sub = doc if (start, end) == (0, len(text)) else self.nlp.make_doc(text[start:end])
-            spans = []
+            spans: list[Span] = []
             for e in preset:
                 if e.span[0] < start or e.span[1] > end:
                     continue
@@ -162,7 +169,7 @@ class StatisticalNER:
                     spans.append(span)
             sub.ents = spans
             docs.append((start, sub, {(s.start, s.end) for s in spans}))
-        ner = self.nlp.get_pipe("ner")
+        ner = cast("TrainablePipe", self.nlp.get_pipe("ner"))  # typed as a plain Doc -> Doc callable
         found, dates = [], []
         for (offset, _sub, preset_tokens), done in zip(docs, ner.pipe([d for _o, d, _p in docs]), strict=True):
             for ent in done.ents:

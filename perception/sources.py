@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from perception.lexicon import PhraseLexicon, fold, tokenize
@@ -63,7 +63,7 @@ class SourceMatcher:
     """Finds source names and aliases; capitalised words must be capitalised in the text,
     so "a fortune" or "the age of AI" are not read as Fortune or The Age."""
 
-    def __init__(self, names: Iterable[str], aliases: dict[str, Iterable[str]] | None = None,
+    def __init__(self, names: Iterable[str], aliases: Mapping[str, Iterable[str]] | None = None,
                  derive: bool = True, separators: Iterable[str] = (" | ", " - ", ": "),
                  min_alias_length: int = 4) -> None:
         """Index the names.

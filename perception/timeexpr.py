@@ -81,7 +81,7 @@ class _Atom:
     quarter: int | None = None
     half: int | None = None
     decade: int | None = None
-    window: tuple[date | None, date | None] | None = None
+    window: tuple[date, date] | None = None
 
 
 # --- calendar arithmetic ------------------------------------------------------------------------
@@ -140,11 +140,11 @@ def cn_number(text: str) -> int | None:
     if not text:
         return None
     if "十" not in text and "百" not in text:
-        digits = [_CN_DIGITS.get(ch) for ch in text]
-        if None in digits:
-            return None
         value = 0
-        for d in digits:
+        for ch in text:
+            d = _CN_DIGITS.get(ch)
+            if d is None:
+                return None
             value = value * 10 + d
         return value
     total, current = 0, 0
@@ -401,7 +401,7 @@ class TimeRules:
 
     def _resolve(self, atoms: list[_Atom], now: date) -> list[tuple[_Atom, tuple[date, date] | None]]:
         """Bounds for every atom, inferring missing years from neighbours or from `now`."""
-        out = []
+        out: list[tuple[_Atom, tuple[date, date] | None]] = []
         for i, atom in enumerate(atoms):
             if atom.window is not None:
                 out.append((atom, atom.window))
@@ -409,12 +409,14 @@ class TimeRules:
             if not self._needs_year(atom):
                 out.append((atom, self._bounds(atom, atom.year or 0)))
                 continue
-            donors = sorted((abs(j - i), j) for j, a in enumerate(atoms) if a.year is not None and a.window is None)
+            donors = sorted((abs(j - i), j, a.year) for j, a in enumerate(atoms)
+                            if a.year is not None and a.window is None)
             if donors:
-                donor = atoms[donors[0][1]]
-                bounds = self._bounds(atom, donor.year)
-                if bounds and donors[0][1] > i and atom.month and donor.month and atom.month > donor.month:
-                    bounds = self._bounds(atom, donor.year - 1)   # "November to February 2024"
+                _distance, j, year = donors[0]
+                donor = atoms[j]
+                bounds = self._bounds(atom, year)
+                if bounds and j > i and atom.month and donor.month and atom.month > donor.month:
+                    bounds = self._bounds(atom, year - 1)   # "November to February 2024"
             else:
                 bounds = self._bounds(atom, now.year)
                 if bounds and bounds[0] > now:
@@ -439,7 +441,8 @@ class TimeRules:
                 kind = next(k for k, v in m.groupdict().items() if v)
                 lo, hi = _part(lo, hi, kind)
                 end, rule = m.end(), f"+{kind}"
-        out_lo, out_hi = lo, hi
+        out_lo: date | None = lo
+        out_hi: date | None = hi
         if self._prefix is not None:
             m = self._prefix.search(text, max(0, start - 30), start)
             if m:
@@ -482,13 +485,12 @@ class TimeRules:
                 i += 1
                 continue
             # ranges: "between March and May 2024", "2023年3月至5月", "from 2021 to 2023"
-            if (i + 1 < len(resolved) and resolved[i + 1][1] is not None
-                    and self._is_range(text, atom, resolved[i + 1][0])):
-                nxt, nb = resolved[i + 1]
-                lo, hi = min(bounds[0], nb[0]), max(bounds[1], nb[1])
+            nxt, nb = resolved[i + 1] if i + 1 < len(resolved) else (atom, None)
+            if nb is not None and self._is_range(text, atom, nxt):
+                first, last = min(bounds[0], nb[0]), max(bounds[1], nb[1])
                 m = self._between.search(text, max(0, atom.start - 12), atom.start)
                 start = m.start() if m else atom.start
-                phrases.append(TimePhrase(start, nxt.end, text[start:nxt.end], lo, hi, "time.range"))
+                phrases.append(TimePhrase(start, nxt.end, text[start:nxt.end], first, last, "time.range"))
                 i += 2
                 continue
             start, end, lo, hi, extra = self._modify(text, atom.start, atom.end, *bounds)
@@ -574,14 +576,15 @@ def _combine(phrases: list[TimePhrase]) -> TimeWindow | None:
         return None
     text = "; ".join(p.text for p in phrases)
     closed = [p for p in phrases if p.lo is not None and p.hi is not None]
-    lows = [p for p in phrases if p.lo is not None and p.hi is None]
-    highs = [p for p in phrases if p.lo is None and p.hi is not None]
+    lows = [p.lo for p in phrases if p.lo is not None and p.hi is None]
+    highs = [p.hi for p in phrases if p.lo is None and p.hi is not None]
     if not closed and lows and highs:
-        lo = max(p.lo for p in lows)
-        hi = min(p.hi for p in highs)
-        if lo <= hi:
-            return TimeWindow(lo, hi, text)
-    lo = None if any(p.lo is None for p in phrases) else min(p.lo for p in phrases)
-    hi = None if any(p.hi is None for p in phrases) else max(p.hi for p in phrases)
+        after, before = max(lows), min(highs)
+        if after <= before:
+            return TimeWindow(after, before, text)
+    starts = [p.lo for p in phrases if p.lo is not None]
+    ends = [p.hi for p in phrases if p.hi is not None]
+    lo = min(starts) if len(starts) == len(phrases) else None   # an open side wins
+    hi = max(ends) if len(ends) == len(phrases) else None
     return TimeWindow(lo, hi, text)
 

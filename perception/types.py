@@ -47,7 +47,7 @@ class Entity:
                 "origin": self.origin, "normalized": self.normalized}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Entity":
+    def from_dict(cls, data: dict) -> Entity:
         """Rebuild an entity from `to_dict()` output."""
         span = data.get("span") or (0, 0)
         return cls(text=data["text"], label=data["label"], span=(int(span[0]), int(span[1])),
@@ -78,7 +78,7 @@ class TimeWindow:
         return {"start": _iso(self.start), "end": _iso(self.end), "text": self.text}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "TimeWindow":
+    def from_dict(cls, data: dict) -> TimeWindow:
         """Rebuild a window from `to_dict()` output."""
         return cls(start=_from_iso(data.get("start")), end=_from_iso(data.get("end")),
                    text=data.get("text", ""))
@@ -109,7 +109,7 @@ class Constraints:
                 "quantitative": self.quantitative}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Constraints":
+    def from_dict(cls, data: dict) -> Constraints:
         """Rebuild constraints from `to_dict()` output."""
         time = data.get("time")
         return cls(time=TimeWindow.from_dict(time) if time else None,
@@ -150,7 +150,7 @@ class Perception:
                 "notes": [dict(n) for n in self.notes]}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Perception":
+    def from_dict(cls, data: dict) -> Perception:
         """Rebuild a Perception from `to_dict()` output (round-trips exactly)."""
         return cls(query=data["query"], language=data["language"], action=data["action"],
                    entities=[Entity.from_dict(e) for e in data.get("entities", [])],

@@ -13,13 +13,19 @@ import logging
 
 from flask import Blueprint, current_app, jsonify, request
 
-from orchestration.router.config import parse_router_config
-from core.errors import ConfigError
-from core.yamlconfig import config_version, parse_yaml
+from core.errors import (
+    AdminDisabled,
+    ConfigError,
+    ConfigRejected,
+    PreconditionFailed,
+    Unauthorized,
+    UnsupportedMediaType,
+)
 from core.files import write_atomically
+from core.yamlconfig import config_version, parse_yaml
+from orchestration.router.config import parse_router_config
 
 from . import metrics
-from core.errors import AdminDisabled, ConfigRejected, PreconditionFailed, Unauthorized, UnsupportedMediaType
 
 log = logging.getLogger("sightline.admin")
 YAML_TYPES = ("text/yaml", "application/yaml", "application/x-yaml", "text/x-yaml", "text/plain")

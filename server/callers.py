@@ -19,8 +19,8 @@ caller's name (never the key) is in the response, the response headers and every
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from core.errors import Unauthenticated
 from core.names import GROUP_PATTERN, parse_groups

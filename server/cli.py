@@ -10,8 +10,8 @@ import argparse
 import datetime as dt
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from core.errors import SightlineError
 from core.names import check_name
@@ -57,7 +57,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if args.demo:
         if args.paths or args.kb:
             raise SightlineError("--demo builds every configured knowledge base; give no PATH or --kb with it")
-        jobs = [(settings, None) for settings in config.knowledge_bases.values()]
+        jobs: list[tuple[KBSettings, list[Path] | None]] = [(settings, None)
+                                                            for settings in config.knowledge_bases.values()]
     else:
         if not args.kb:
             raise SightlineError("--kb NAME is required (or --demo to build the configured knowledge bases)",
@@ -183,7 +184,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     env = dict(os.environ, SIGHTLINE_HOST=settings.host, SIGHTLINE_PORT=str(settings.port),
                SIGHTLINE_WORKERS=str(settings.worker_count), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     env.setdefault(MULTIPROC_ENV, str(settings.metrics_path))
-    prepare_metrics_dir(env[MULTIPROC_ENV])  # gunicorn's on_starting wipes it again; either way a restart starts at zero
+    # gunicorn's on_starting wipes it again; either way a restart starts at zero
+    prepare_metrics_dir(env[MULTIPROC_ENV])
     conf = paths.REPO_ROOT / "gunicorn.conf.py"
     command = [sys.executable, "-m", "gunicorn", "--config", str(conf)]
     print(f"sightline serve: http://{settings.host}:{settings.port} with {settings.worker_count} worker(s); "

@@ -78,7 +78,7 @@ def parse_keys(data: Any, source: str) -> list[KeyEntry]:
         if not isinstance(item, dict) or set(item) - {"name", "sha256", "groups"}:
             raise ConfigError(f"{where}: must be a mapping of name, sha256 and groups", field=f"keys[{index}]")
         name, digest, groups = item.get("name"), item.get("sha256"), item.get("groups") or []
-        if not is_valid_name(name):
+        if not isinstance(name, str) or not is_valid_name(name):
             raise ConfigError(f"{where}: name must be {NAME_RULE}", field=f"keys[{index}].name")
         if name in names:
             raise ConfigError(f"{where}: name '{name}' is listed twice; names are unique", field=f"keys[{index}].name")

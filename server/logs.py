@@ -51,7 +51,7 @@ class _StderrHandler(logging.StreamHandler):
         super().__init__(sys.stderr)
         self.setFormatter(JsonFormatter())
 
-    @property  # type: ignore[override]
+    @property
     def stream(self):
         return sys.stderr
 

@@ -31,7 +31,8 @@ def _arr(items: dict) -> dict:
 
 
 def _obj(props: dict, required: list[str] | None = None, extra: bool = True, **more: Any) -> dict:
-    body = {"type": "object", "properties": props, "required": list(props) if required is None else required}
+    body: dict[str, Any] = {"type": "object", "properties": props,
+                            "required": list(props) if required is None else required}
     if not extra:
         body["additionalProperties"] = False
     body.update(more)
@@ -140,8 +141,8 @@ def _json(schema_name: str, description: str) -> dict:
 
 def build_openapi(limits: Limits = Limits(), version: str = "0.1.0") -> dict[str, Any]:
     """The OpenAPI 3.1 document of the service with these request limits."""
-    admin = [{"bearer": []}]
-    callers = [{"apiKey": []}, {}]
+    admin: list[dict[str, list[str]]] = [{"bearer": []}]
+    callers: list[dict[str, list[str]]] = [{"apiKey": []}, {}]
     caller_errors = {"401": _error_response("Unknown or malformed API key, or no key while anonymous calls are off "
                                             "(service.yaml `anonymous: false`).")}
     admin_errors = {"401": _error_response("Missing or wrong bearer token."),

@@ -22,14 +22,15 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from orchestration.router.config import RouterConfig, load_router_config
 from core.errors import ConfigError
 from core.files import write_atomically
 from core.yamlconfig import config_version
+from orchestration.router.config import RouterConfig, load_router_config
 
 from . import metrics
 

@@ -169,8 +169,9 @@ def parse_ask_request(body: Any, limits: Limits = Limits()) -> AskRequest:
         kb = [kb]
     if kb is not None and (not isinstance(kb, list) or not kb or not all(isinstance(k, str) for k in kb)):
         raise _type_error("kb", "a knowledge base name or a non-empty list of names", kb)
-    for index, name in enumerate(kb or []):
-        check_name(name, "knowledge base name", field="kb" if len(kb) == 1 else f"kb[{index}]")
+    names = kb or []
+    for index, name in enumerate(names):
+        check_name(name, "knowledge base name", field="kb" if len(names) == 1 else f"kb[{index}]")
     now = _date(body["now"], "now") if body.get("now") is not None else None
     trace = body.get("trace", "full")
     if trace not in TRACE_LEVELS:

@@ -212,6 +212,7 @@ class Service:
         self._worker_pid = os.getpid()
         if self.loop is None:
             return
+        assert self.watcher is not None  # _attach sets it with the loop
         kbs = self.loop.retriever.knowledge_bases
         metrics.initialise({name: kb.describe().get("chunks") for name, kb in kbs.items()},
                            self.watcher.current.version, kbs)
@@ -232,6 +233,7 @@ class Service:
         if self.loop is None:
             reason = self.error.message if self.error else "still loading"
             raise NotReady(f"not ready: {reason}", field=self.error.field if self.error else None)
+        assert self.watcher is not None  # _attach sets it with the loop
         self.watcher.maybe_check()
         self.builds.maybe_check()
         return self.loop
@@ -245,6 +247,7 @@ class Service:
         def watch() -> None:
             while True:
                 time.sleep(interval)
+                assert self.watcher is not None  # _attach set it before this thread started
                 for check in (self.watcher.check, self.builds.check):
                     try:
                         check()
@@ -261,6 +264,7 @@ class Service:
             self.require_ready()
         except NotReady as exc:
             return False, {"ready": False, "reason": exc.message, "checks": {"loop": "not loaded"}}
+        assert self.watcher is not None  # require_ready returned: the loop and its watcher are set
         # a build directory deleted under a live process (by hand: pruning never does) is not ready
         kbs = {name: kb.ready and kb.build_dir is not None and kb.build_dir.is_dir()
                for name, kb in self.loop.retriever.knowledge_bases.items()}
@@ -284,6 +288,7 @@ class Service:
 
     def router_state(self) -> dict[str, Any]:
         """What GET /admin/router shows: the active config of this worker."""
+        assert self.watcher is not None  # admin routes call require_ready first
         config = self.watcher.current
         return {"version": config.version, "file": str(self.settings.router_path), "worker": os.getpid(),
                 "loaded_at": self.loaded_at, "last_error": self.watcher.last_error,

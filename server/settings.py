@@ -143,12 +143,12 @@ def _coerce(source: str, key: str, value: Any) -> Any:
         return number
     if key == "router_reload_seconds":
         try:
-            number = float(value)
+            seconds = float(value)
         except (TypeError, ValueError):
             raise _fail(source, key, f"must be a number of seconds, got {value!r}") from None
-        if not 0 <= number < float("inf"):
+        if not 0 <= seconds < float("inf"):
             raise _fail(source, key, f"must be a finite number of seconds, 0 or more; got {value!r}")
-        return number
+        return seconds
     if key == "gateway":
         return _gateway(source, value)
     if key in ("use_ner", "anonymous", "unrestricted_access"):
@@ -249,7 +249,8 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
         unknown = sorted(set(data) - set(allowed))
         if unknown:
             raise _fail(source, unknown[0], f"unknown setting; allowed: {', '.join(allowed)}")
-        values = {k: (_limits(source, v) if k == "limits" else _coerce(source, k, v)) for k, v in data.items()}
+        values: dict[str, Any] = {k: (_limits(source, v) if k == "limits" else _coerce(source, k, v))
+                                  for k, v in data.items()}
         settings = replace(settings, source=source, **values)
     for name, key in ENV.items():
         if env.get(name) not in (None, ""):

@@ -162,8 +162,8 @@ def demo_kbs(demo_config, embedder):
 def demo_retriever(demo_kbs, embedder):
     """A warmed-up Retriever over the demo knowledge bases."""
     from orchestration.kb.registry import open_knowledge_bases
-    from orchestration.router.config import load_router_config
     from orchestration.retrieval.search import Retriever
+    from orchestration.router.config import load_router_config
 
     credibility = load_router_config(known_kbs=list(demo_kbs.knowledge_bases)).credibility
     retriever = Retriever(open_knowledge_bases(demo_kbs), embedder, credibility)

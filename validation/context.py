@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from core.vocab import STALE_STATUSES
 
@@ -23,7 +23,7 @@ class CheckContext:
             for that status.
     """
 
-    now: dt.date = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc).date())
+    now: dt.date = field(default_factory=lambda: dt.datetime.now(dt.UTC).date())
     max_age_days: Mapping[str, int | None] = field(default_factory=dict)
     stale_statuses: tuple[str, ...] = STALE_STATUSES
 

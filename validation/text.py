@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from core.text import HAN, strip_markers  # noqa: F401 - read by every check as tx.strip_markers
-from orchestration.compose.numbers import Quantity, extract_dates, extract_quantities
-from orchestration.compose.numbers import _date_spans  # noqa: PLC2701  (the same date patterns)
+from orchestration.compose.numbers import (
+    Quantity,
+    _date_spans,  # noqa: PLC2701  (the same date patterns)
+    extract_dates,
+    extract_quantities,
+)
 from orchestration.kb.chunking import split_sentences
 from orchestration.retrieval.tokenize import is_code, tokenize
 

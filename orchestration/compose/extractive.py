@@ -18,6 +18,7 @@ Contract (as every Sightline component): a cheap constructor taking plain values
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -57,9 +58,9 @@ class ExtractiveComposer:
                                        ("snippet_chars", snippet_chars, 20)):
             if not isinstance(value, int) or value < low:
                 raise ValueError(f"ExtractiveComposer: {field_name} must be an integer >= {low}, got {value!r}")
-        for field_name, value in (("min_ratio", min_ratio), ("foreign_factor", foreign_factor)):
-            if not 0.0 <= float(value) <= 1.0:
-                raise ValueError(f"ExtractiveComposer: {field_name} must be between 0 and 1, got {value!r}")
+        for field_name, ratio in (("min_ratio", min_ratio), ("foreign_factor", foreign_factor)):
+            if not 0.0 <= float(ratio) <= 1.0:
+                raise ValueError(f"ExtractiveComposer: {field_name} must be between 0 and 1, got {ratio!r}")
         self.max_sentences = max_sentences
         self.max_per_entity = max_per_entity
         self.snippet_chars = snippet_chars
@@ -119,8 +120,8 @@ class ExtractiveComposer:
         for part in parts:
             part_terms = terms if len(parts) == 1 else _merge(QueryTerms.from_perception(perception, part.ask),
                                                               terms, 0.5)
-            ranked = rank(candidates, lambda c, part_terms=part_terms, kind=part.kind: score(
-                c, part_terms, self.settings, lambda cand: cue_bonus(kind, cand)))
+            ranked = rank(candidates, functools.partial(score, terms=part_terms, settings=self.settings,
+                                                        bonus=functools.partial(cue_bonus, part.kind)))
             chosen = selection.pick(ranked, quota, self.settings.min_ratio)
             sections.append([self._fact(c, book) for c in reading_order(chosen)])
         return sections

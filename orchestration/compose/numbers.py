@@ -98,7 +98,7 @@ def extract_quantities(text: str) -> list[Quantity]:
 
 def extract_dates(text: str) -> list[dt.date]:
     """Calendar dates written in the text (ISO, English month names, Chinese), in order."""
-    found: list[tuple[int, dt.date]] = []
+    found: list[tuple[int, dt.date | None]] = []  # None: not a calendar date (dropped below)
     for m in _ISO_DATE.finditer(text):
         found.append((m.start(), _safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))))
     for m in _EN_DATE.finditer(text):

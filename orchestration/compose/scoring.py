@@ -10,8 +10,8 @@ inside the other, or 80%+ of the same terms) or any sentence the caller excluded
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
 
 from core.text import strip_markers
 from core.vocab import MENTION_LABELS
@@ -53,7 +53,7 @@ class QueryTerms:
     quantitative: bool = False
 
     @classmethod
-    def from_perception(cls, perception: Perception, text: str | None = None) -> "QueryTerms":
+    def from_perception(cls, perception: Perception, text: str | None = None) -> QueryTerms:
         """Terms of the query (or of `text`, one sub-question of it) weighted by what they are.
 
         Entities and keywords of the whole query are used only when they occur in `text`.
@@ -106,7 +106,8 @@ class ScoreSettings:
     meta_factor: float = 0.5       # sentences that restate a question instead of answering it
     min_ratio: float = 0.35        # drop sentences scoring below this share of the best
     status_factors: tuple[tuple[str, float], ...] = (("draft", 0.7), ("superseded", 0.7), ("expired", 0.7))
-    historical_factor: float = 0.3  # sentences reporting an outdated figure ("the older ... from the superseded manual")
+    # sentences reporting an outdated figure ("the older ... from the superseded manual")
+    historical_factor: float = 0.3
 
 
 # A sentence that talks about a figure being old, replaced or no longer used: quoting its

@@ -10,9 +10,9 @@ output order is deterministic: evidence order, then position in the chunk.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Sequence
 
 from core.text import HAN
 from orchestration.kb.chunking import split_sentences, text_size

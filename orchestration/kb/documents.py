@@ -99,20 +99,21 @@ def read_jsonl(path: Path) -> Iterator[Loaded]:
             yield _make_document(doc_id, record.get("title"), record.get("text"), metadata, origin)
 
 
-def _read_text_file(path: Path) -> tuple[str | None, Skipped | None]:
+def _read_text_file(path: Path) -> str | Skipped:
+    """The file's text, or why it was skipped."""
     try:
-        return path.read_bytes().decode("utf-8"), None
+        return path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
-        return None, Skipped(str(path), f"not UTF-8 text (byte {exc.start}); re-save the file as UTF-8")
+        return Skipped(str(path), f"not UTF-8 text (byte {exc.start}); re-save the file as UTF-8")
     except OSError as exc:
-        return None, Skipped(str(path), f"cannot read file ({exc.strerror})")
+        return Skipped(str(path), f"cannot read file ({exc.strerror})")
 
 
 def read_markdown(path: Path, default_id: str) -> Loaded:
     """One Markdown document; YAML front matter between `---` lines gives id and metadata."""
-    content, problem = _read_text_file(path)
-    if problem:
-        return problem
+    content = _read_text_file(path)
+    if isinstance(content, Skipped):
+        return content
     metadata: dict[str, Any] = {}
     match = _FRONT_MATTER.match(content)
     if match:
@@ -136,9 +137,9 @@ def read_markdown(path: Path, default_id: str) -> Loaded:
 
 def read_text(path: Path, default_id: str) -> Loaded:
     """One plain-text document; its first non-empty line is the title."""
-    content, problem = _read_text_file(path)
-    if problem:
-        return problem
+    content = _read_text_file(path)
+    if isinstance(content, Skipped):
+        return content
     first = next((line.strip() for line in content.splitlines() if line.strip()), "")
     return _make_document(default_id, first[:200], content, {}, str(path))
 

@@ -114,7 +114,8 @@ class BM25Index:
             arrays = [np.load(directory / name, mmap_mode="r") for name in _FILES]
         except (OSError, ValueError) as exc:
             raise IndexUnavailable(f"BM25 index at {directory} is unreadable ({exc})", field=str(directory)) from exc
-        return cls(vocab, *arrays, n_docs=meta["n_docs"], params=BM25Params(**meta["params"]),
+        indptr, indices, data = arrays
+        return cls(vocab, indptr, indices, data, n_docs=meta["n_docs"], params=BM25Params(**meta["params"]),
                    stats=meta["stats"])
 
     # --- search ------------------------------------------------------------------------

@@ -57,6 +57,7 @@ class DenseIndex:
         """Index unit vectors (rows in chunk order); HNSW when there are many."""
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         dim = vectors.shape[1]
+        index: faiss.Index
         if vectors.shape[0] >= params.hnsw_threshold:
             index = faiss.IndexHNSWFlat(dim, params.hnsw_m, faiss.METRIC_INNER_PRODUCT)
             index.hnsw.efConstruction = params.ef_construction
@@ -110,9 +111,11 @@ class DenseIndex:
         bitmap = np.packbits(np.asarray(allowed, dtype=np.uint8), bitorder="little")
         selector = faiss.IDSelectorBitmap(allowed.shape[0], faiss.swig_ptr(bitmap))
         if self.kind == "hnsw":
-            search_params = faiss.SearchParametersHNSW(sel=selector, efSearch=max(self.params.ef_search, k))
+            # faiss's own stubs lack SearchParametersHNSW and the keyword constructor SWIG adds
+            search_params = faiss.SearchParametersHNSW(  # type: ignore[attr-defined]
+                sel=selector, efSearch=max(self.params.ef_search, k))
         else:
-            search_params = faiss.SearchParameters(sel=selector)
+            search_params = faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]
         scores, rows = self.index.search(queries, min(k, selected.size), params=search_params)
         return [_valid(r, s) for r, s in zip(rows, scores, strict=True)]
 

@@ -13,11 +13,14 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 
 class Embedder(Protocol):
@@ -47,7 +50,7 @@ class MiniLMEmbedder:
 
     def __init__(self, threads: int | None = None) -> None:
         self.threads = threads  # threads for large (ingest) batches; None: torch's default
-        self._model = None
+        self._model: SentenceTransformer | None = None  # loaded by warm_up
         self._lock = threading.Lock()
 
     @staticmethod
@@ -78,6 +81,7 @@ class MiniLMEmbedder:
         if not texts:
             return np.empty((0, self.dim), dtype=np.float32)
         self.warm_up()
+        assert self._model is not None  # warm_up loaded it or raised
         threads = 1 if len(texts) <= self.QUERY_BATCH else self._batch_threads
         if self._torch.get_num_threads() != threads:
             self._torch.set_num_threads(threads)

@@ -90,10 +90,10 @@ class FilterColumns:
     codes: dict[str, np.ndarray]          # name -> int32 code per row, -1 when absent
     vocab: dict[str, list[str]]           # name -> value of each code (lower case)
     acl_code: np.ndarray                  # int32 code per row into acl_groups
+    fresh_day: np.ndarray                 # int32 day of the latest of updated_at/published_at, NO_DATE if none
+    authority: np.ndarray                 # int8 authority 1-5, 0 when absent
     acl_groups: list[list[str]] = field(default_factory=list)  # code -> groups ([] = public)
     display: dict[str, list[str]] = field(default_factory=dict)  # name -> values as first written
-    fresh_day: np.ndarray | None = None   # int32 day of the latest of updated_at/published_at, NO_DATE if none
-    authority: np.ndarray | None = None   # int8 authority 1-5, 0 when absent
 
     # --- build and persistence ---------------------------------------------------------
 

@@ -9,41 +9,44 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from core.errors import ConfigError
 
+K = TypeVar("K", bound=Hashable)  # what identifies an item: a row number, a (kb, chunk_id) pair
+
 
 @dataclass
-class RankedList:
+class RankedList(Generic[K]):
     """One list to fuse: (key, score) pairs best first, with the list's name and weight."""
 
     name: str
     weight: float
-    items: Sequence[tuple[Hashable, float]]
+    items: Sequence[tuple[K, float]]
 
 
 @dataclass
-class Fused:
+class Fused(Generic[K]):
     """An item after fusion: its fused score and where it stood in each input list."""
 
-    key: Hashable
+    key: K
     score: float
     ranks: dict[str, int] = field(default_factory=dict)    # list name -> 1-based rank
     scores: dict[str, float] = field(default_factory=dict)  # list name -> raw score
 
 
-def _rrf(lists: Sequence[RankedList], k: float) -> dict[Hashable, float]:
+def _rrf(lists: Sequence[RankedList[K]], k: float) -> dict[K, float]:
     """sum over lists of weight / (k + rank)."""
-    fused: dict[Hashable, float] = {}
+    fused: dict[K, float] = {}
     for ranked in lists:
         for rank, (key, _score) in enumerate(ranked.items, start=1):
             fused[key] = fused.get(key, 0.0) + ranked.weight / (k + rank)
     return fused
 
 
-def _weighted_sum(lists: Sequence[RankedList], k: float) -> dict[Hashable, float]:
+def _weighted_sum(lists: Sequence[RankedList[K]], k: float) -> dict[K, float]:
     """sum over lists of weight x min-max normalised score (a lone item normalises to 1)."""
-    fused: dict[Hashable, float] = {}
+    fused: dict[K, float] = {}
     for ranked in lists:
         if not ranked.items:
             continue
@@ -77,11 +80,11 @@ class Fuser:
         self.k = k
         self._combine = METHODS[method]
 
-    def fuse(self, lists: Sequence[RankedList]) -> list[Fused]:
+    def fuse(self, lists: Sequence[RankedList[K]]) -> list[Fused[K]]:
         """Fused items best first; ties broken by best single rank, then by key, for determinism."""
         active = [ranked for ranked in lists if ranked.weight > 0]
         totals = self._combine(active, self.k)
-        entries: dict[Hashable, Fused] = {key: Fused(key, score) for key, score in totals.items()}
+        entries: dict[K, Fused[K]] = {key: Fused(key, score) for key, score in totals.items()}
         for ranked in lists:
             for rank, (key, score) in enumerate(ranked.items, start=1):
                 entry = entries.get(key)

@@ -28,7 +28,6 @@ from .scored import ScoredChunk
 from .tokenize import tokenize
 
 
-
 @dataclass
 class SearchRequest:
     """One query against one knowledge base.
@@ -126,18 +125,19 @@ class Retriever:
     def _run_one(self, request: SearchRequest, vector: np.ndarray | None, trace: Trace, now: dt.date,
                  acl_groups: Sequence[str] | None, apply_credibility: bool) -> list[ScoredChunk]:
         kb = self.kb(request.kb)
+        assert kb.columns is not None and kb.store is not None  # self.kb() opened it or raised
         candidates = request.candidates or max(kb.settings.candidates, request.top_k)
         visible = kb.columns.acl_mask(acl_groups)
         filtered = kb.columns.mask(request.filters)
         allowed = filtered if visible is None else (visible if filtered is None else visible & filtered)
         hidden = 0 if visible is None else int((~visible).sum())
-        arms: list[RankedList] = []
+        arms: list[RankedList[int]] = []
         weights = dict(kb.settings.fusion.weights, **(request.weights or {}))
         if request.search in ("keyword", "hybrid"):
             arms.append(self._keyword(kb, request, candidates, allowed, visible, hidden, weights, trace))
         if request.search in ("vector", "hybrid") and vector is not None:
             arms.append(self._vector(kb, request, vector, candidates, allowed, visible, hidden, weights, trace))
-        factors = {}
+        factors: dict[int, float] = {}
         if apply_credibility:
             arms, factors = self._weigh_by_credibility(arms, kb, now, request, trace)
         with trace.operation("fuse.arms", task=request.id, kb=kb.name, method=kb.settings.fusion.method,
@@ -158,8 +158,8 @@ class Retriever:
                 ranks=entry.ranks, scores=entry.scores, credibility=multiplier, credibility_factors=parts))
         return results
 
-    def _weigh_by_credibility(self, arms: list[RankedList], kb: KnowledgeBase, now: dt.date,
-                              request: SearchRequest, trace: Trace) -> tuple[list[RankedList], dict]:
+    def _weigh_by_credibility(self, arms: list[RankedList[int]], kb: KnowledgeBase, now: dt.date,
+                              request: SearchRequest, trace: Trace) -> tuple[list[RankedList[int]], dict[int, float]]:
         """Scale each arm's raw scores by the chunk's credibility and re-rank the arm.
 
         Credibility scales the strength of a match, not a rank position: a strong old match
@@ -168,6 +168,7 @@ class Retriever:
         factor override the whole ranking, since those sums differ by a few percent.)
         The inputs come from the filter columns, so no chunk is read from the store here.
         """
+        assert kb.columns is not None  # only called on an opened knowledge base
         with trace.operation("credibility", task=request.id, kb=kb.name, now=now.isoformat(),
                              **self.credibility_params.__dict__) as op:
             rows = sorted({row for arm in arms for row, _ in arm.items})
@@ -191,15 +192,17 @@ class Retriever:
         """chunk_id -> reason for candidates that ranked without the filter but fail it."""
         if allowed is None or request.filters.empty:
             return {}
+        assert kb.columns is not None  # only called on an opened knowledge base
         return {kb.chunk_ids[int(r)]: kb.columns.reason(int(r), request.filters)
                 for r in unfiltered_rows if not allowed[r]}
 
     def _record(self, op, kb: KnowledgeBase, rows: np.ndarray, hidden: int) -> None:
+        assert kb.bm25 is not None  # only called on an opened knowledge base
         op.input_count = kb.bm25.n_docs - hidden
         op.output_count = len(rows)
         op.kept = [kb.chunk_ids[int(r)] for r in rows]
 
-    def _keyword(self, kb, request, candidates, allowed, visible, hidden, weights, trace) -> RankedList:
+    def _keyword(self, kb, request, candidates, allowed, visible, hidden, weights, trace) -> RankedList[int]:
         tokens = tokenize(request.query)
         with trace.operation("retrieve.keyword", task=request.id, kb=kb.name, tokens=tokens, k=candidates,
                              filters=request.filters.to_dict()) as op:
@@ -214,7 +217,7 @@ class Retriever:
         return RankedList(f"{request.id}:keyword", weights.get("keyword", 0.0),
                           list(zip(rows.tolist(), values.tolist(), strict=True)))
 
-    def _vector(self, kb, request, vector, candidates, allowed, visible, hidden, weights, trace) -> RankedList:
+    def _vector(self, kb, request, vector, candidates, allowed, visible, hidden, weights, trace) -> RankedList[int]:
         with trace.operation("retrieve.vector", task=request.id, kb=kb.name, k=candidates,
                              index=kb.dense.kind, filters=request.filters.to_dict()) as op:
             (rows, values), = kb.dense.search(vector[None, :], candidates, allowed=allowed)
