@@ -83,7 +83,7 @@ def test_demo_scenarios(live):
                                       {"X-Request-ID": f"scenario-{i}"})
              for i, (q, _s) in enumerate(SCENARIOS)]
     results = concurrently(calls, threads=2)
-    for i, ((query, statuses), (status, headers, body)) in enumerate(zip(SCENARIOS, results)):
+    for i, ((query, statuses), (status, headers, body)) in enumerate(zip(SCENARIOS, results, strict=True)):
         assert status == 200, (query, body)
         assert headers["x-request-id"] == body["trace_id"] == f"scenario-{i}"
         assert body["status"] in statuses, (query, body["status"], body["validation"])
@@ -185,12 +185,13 @@ def test_broken_router_edit_is_refused_and_requests_keep_succeeding(live):
     for worker in state.values():
         assert worker["version"] == good_version
         assert "unknown kb 'regs'" in worker["last_error"] or "regs" in worker["last_error"]
-    results = concurrently([lambda: live.request("POST", "/rag", {"query": INVOICE_EN, "now": NOW, "trace": "none"})] * 3,
-                           threads=2)
+    ask = {"query": INVOICE_EN, "now": NOW, "trace": "none"}
+    results = concurrently([lambda: live.request("POST", "/rag", ask)] * 3, threads=2)
     assert all(status == 200 and body["config_version"] == good_version for status, _h, body in results)
     status, _h, body = live.admin("POST", "/admin/reload")
     assert status == 422 and body["error"]["code"] == "config_rejected" and "regs" in body["error"]["message"]
-    refused = [line for line in live.log_lines() if line.get("event") == "router_reload" and line.get("result") == "error"]
+    refused = [line for line in live.log_lines()
+               if line.get("event") == "router_reload" and line.get("result") == "error"]
     assert {line["pid"] for line in refused} >= set(state)
     assert all("regs" in line["reason"] for line in refused)
     # PUT refuses the broken text without writing, then puts the good one back
@@ -206,11 +207,13 @@ def test_broken_router_edit_is_refused_and_requests_keep_succeeding(live):
 
 def test_put_router_checks_if_match_and_media_type(live):
     text = live.router.read_text(encoding="utf-8")
-    status, _h, body = live.admin("PUT", "/admin/router", text, {"Content-Type": "text/yaml", "If-Match": "000000000000"})
+    status, _h, body = live.admin("PUT", "/admin/router", text,
+                                  {"Content-Type": "text/yaml", "If-Match": "000000000000"})
     assert status == 412 and body["error"]["code"] == "precondition_failed"
     status, _h, body = live.admin("PUT", "/admin/router", text, {"Content-Type": "application/json"})
     assert status == 415
-    status, _h, body = live.admin("PUT", "/admin/router", text, {"Content-Type": "text/yaml", "If-Match": _version(text)})
+    status, _h, body = live.admin("PUT", "/admin/router", text,
+                                  {"Content-Type": "text/yaml", "If-Match": _version(text)})
     assert status == 200 and body["result"] == "unchanged"
     status, _h, body = live.admin("POST", "/admin/reload")
     assert status == 200 and body["result"] == "unchanged"
