@@ -167,8 +167,10 @@ def test_default_config_refuses_unknown_kbs():
 
 def test_a_retry_action_validation_never_suggests_for_that_kind_is_refused():
     """The shipped tables listed exclude_chunk for outside_window: validation never suggests it, so it never ran."""
-    text = "rules:\n  - name: r\n    when: {always: true}\n    emit: [{kb: x}]\nretry:\n  outside_window: [exclude_chunk]\n"
-    with pytest.raises(ConfigError, match="validation never suggests exclude_chunk for outside_window.*add_time_filter"):
+    text = ("rules:\n  - name: r\n    when: {always: true}\n    emit: [{kb: x}]\n"
+            "retry:\n  outside_window: [exclude_chunk]\n")
+    with pytest.raises(ConfigError,
+                       match="validation never suggests exclude_chunk for outside_window.*add_time_filter"):
         parse_router_config(yaml.safe_load(text), "router.yaml", ["x"])
 
 

@@ -6,9 +6,8 @@ import datetime as dt
 
 import pytest
 
-from validation.types import Hint
-
 from orchestration.router.adjust import SUGGESTED
+from validation.types import Hint
 
 # everything validation suggests, except exclude_chunk for missing_citation (to see a disallowed hint skipped)
 ALL_ALLOWED = {kind: [a for a in actions if (kind, a) != ("missing_citation", "exclude_chunk")]
