@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 
 from core.text import HAN, strip_markers  # noqa: F401 - read by every check as tx.strip_markers
+from orchestration.compose.mentions import mentions  # noqa: F401 - the shared matcher, read as tx.mentions
 from orchestration.compose.numbers import (
     Quantity,
     _date_spans,  # noqa: PLC2701  (the same date patterns)
@@ -23,7 +24,6 @@ from orchestration.retrieval.tokenize import is_code, tokenize
 
 _YEAR = re.compile(r"(?<![\d.,])(?:19|20)\d\d(?!\d|[.,]\d)")
 _COMPACT = re.compile(r"[\s\-_]+")
-_LETTER_CODE = re.compile(r"[a-z](\d{3,})")
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
@@ -161,21 +161,6 @@ def sentences(text: str) -> tuple[str, ...]:
 def compact(text: str) -> str:
     """Lower case without spaces, hyphens or underscores: "737 MAX 8" -> "737max8"."""
     return _COMPACT.sub("", text.lower())
-
-
-def mentions(form: str, text: str) -> bool:
-    """True when `text` mentions the entity written `form`.
-
-    Compared in compact lower case ("737 MAX 8" meets "737-MAX-8", "A320" meets "A320neo");
-    a one-letter-plus-digits code also matches its digits alone ("B737" meets "737").
-    """
-    needle = compact(form)
-    if len(needle) < 2:
-        return False
-    if needle in compact(text):
-        return True
-    letter_code = _LETTER_CODE.fullmatch(needle)
-    return bool(letter_code and re.search(rf"(?<!\d){letter_code.group(1)}(?!\d)", text))
 
 
 def metadata_dates(metadata: dict) -> list:

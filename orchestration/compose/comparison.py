@@ -20,12 +20,12 @@ from perception.comparison import INFERRED
 from perception.comparison import comparison_sides as perceived_sides
 from perception.types import Perception
 
-from .measures import Measure, sentence_measures, stated_quantities
+from .measures import Measure, sentence_measures
+from .mentions import mentions, number_alias
 from .numbers import same_quantity
 from .scoring import QueryTerms, ScoreSettings, rank, score
 from .sentences import Candidate
 
-_LETTER_CODE = re.compile(r"^[A-Za-z]{1,2}(\d{3,})$")
 _TEMPORAL = re.compile(r"\b(earlier|later|earliest|latest|before|after|first|when|date|dated|published|"
                        r"issued|effective|older|newer)\b|早|晚|先|什么时候|何时|日期|发布|生效", re.I)
 _CLAUSE_SPLIT = re.compile(r"[,，;；:：]\s*(?!\d{3})")
@@ -63,33 +63,8 @@ class Side:
         return self.mentioned_in(candidate.text)
 
     def mentioned_in(self, text: str) -> bool:
-        """True when the text names this side (see the module docstring for the rule)."""
-        lowered = text.lower()
-        for variant in self.variants:
-            for match in re.finditer(re.escape(variant), lowered):
-                if _word_start(lowered, match.start()) and _word_end(lowered, match.end(), variant):
-                    return True
-        if self.number_alias:
-            quantities = {q.span[0] for q in stated_quantities(text) if q.unit}
-            for match in re.finditer(rf"(?<![A-Za-z0-9.,]){self.number_alias}(?![\d,.])", lowered):
-                if match.start() not in quantities:
-                    return True
-        return False
-
-
-def _word_start(text: str, start: int) -> bool:
-    """True when position `start` begins a word (no ASCII letter or digit before it)."""
-    return start == 0 or not re.match(r"[a-z0-9]", text[start - 1])
-
-
-def _word_end(text: str, end: int, variant: str) -> bool:
-    """True when a mention may end at `end`: a code ending in a digit may run on in letters."""
-    if end >= len(text):
-        return True
-    nxt = text[end]
-    if variant[-1].isdigit():
-        return not nxt.isdigit()
-    return not re.match(r"[a-z0-9]", nxt)
+        """True when the text names this side (compose/mentions.py: the shared rule)."""
+        return any(mentions(variant, text) for variant in self.variants)
 
 
 def make_side(name: str, normalized: str | None = None, inferred: bool = False, source: bool = False) -> Side:
@@ -100,8 +75,7 @@ def make_side(name: str, normalized: str | None = None, inferred: bool = False, 
     names its own outlet, so such a side is matched by the chunk's `source` metadata.
     """
     variants = tuple(dict.fromkeys(v.lower().strip() for v in (name, normalized or name) if v and v.strip()))
-    code = _LETTER_CODE.match(name.strip())
-    return Side(name.strip(), variants, code.group(1) if code else None, inferred,
+    return Side(name.strip(), variants, number_alias(name), inferred,
                 (normalized or name).strip() if source else None)
 
 
