@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo serve test test-fast bench eval lock clean-kb
+.PHONY: setup demo serve test test-fast lint bench eval lock clean-kb
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -33,6 +33,11 @@ test:
 ## test-fast: the edit-test loop: no model loads, no services (skips tests marked slow or model; see tests/conftest.py).
 test-fast:
 	$(BIN)/python -m pytest -q -m "not slow and not model"
+
+## lint: ruff (pycodestyle, pyflakes, isort, bugbear, pyupgrade) and mypy; both configured in pyproject.toml.
+lint:
+	$(BIN)/ruff check core perception orchestration validation server benchmarks evaluation tests
+	$(BIN)/mypy
 
 bench:
 	$(BIN)/sightline bench
