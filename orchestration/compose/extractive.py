@@ -25,12 +25,13 @@ from collections.abc import Sequence
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
 from orchestration.types import Answer, Claim
+from perception.questions import sub_questions
 from perception.types import Perception
 
 from .citations import CitationBook
 from .comparison import Comparator, Finding, Side, comparison_sides, make_side
 from .language import glue, relation_word
-from .questions import cue_bonus, split_questions
+from .questions import cue_bonus
 from .scoring import NAME_LABELS, QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
 from .sentences import Candidate, evidence_candidates
 
@@ -112,7 +113,7 @@ class ExtractiveComposer:
         names = [make_side(e.text, e.normalized) for e in perception.entities if e.label in NAME_LABELS]
         if names:
             candidates = [c for c in candidates if _names_any(names, c)]
-        parts = split_questions(perception.query)
+        parts = sub_questions(perception)
         if len(parts) > 1:
             notes.append("sub-questions: " + " | ".join(p.ask for p in parts))
         quota = max(1, math.ceil(self.max_sentences / len(parts)))
