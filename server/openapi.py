@@ -13,7 +13,7 @@ from core.names import NAME_PATTERN, NAME_RULE
 
 from .loop import STAGES, TRACE_LEVELS
 from .metrics import REQUEST_STATUSES
-from .schemas import FILTER_FIELDS, TEXT_CHARACTER, Limits
+from .schemas import FILTER_FIELDS, TEXT_CHARACTER, RequestLimits
 
 STR = {"type": "string"}
 INT = {"type": "integer"}
@@ -47,7 +47,7 @@ def _error_response(description: str) -> dict:
     return {"description": description, "content": {"application/json": {"schema": _ref("Error")}}}
 
 
-def _schemas(limits: Limits) -> dict[str, Any]:
+def _schemas(limits: RequestLimits) -> dict[str, Any]:
     # null is accepted wherever the server treats it as "not given" (every optional field but trace)
     strings = {"oneOf": [STR, _arr(STR), NULL]}
     filters = _obj({"time_start": {**NSTR, "format": "date"}, "time_end": {**NSTR, "format": "date"},
@@ -139,7 +139,7 @@ def _json(schema_name: str, description: str) -> dict:
     return {"description": description, "content": {"application/json": {"schema": _ref(schema_name)}}}
 
 
-def build_openapi(limits: Limits = Limits(), version: str = "0.1.0") -> dict[str, Any]:
+def build_openapi(limits: RequestLimits = RequestLimits(), version: str = "0.1.0") -> dict[str, Any]:
     """The OpenAPI 3.1 document of the service with these request limits."""
     admin: list[dict[str, list[str]]] = [{"bearer": []}]
     callers: list[dict[str, list[str]]] = [{"apiKey": []}, {}]

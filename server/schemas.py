@@ -32,7 +32,7 @@ FILTER_FIELDS = ("time_start", "time_end", "status", "doc_type", "source", "excl
 
 
 @dataclass(frozen=True)
-class Limits:
+class RequestLimits:
     """Request limits (DESIGN.md section 10)."""
 
     max_query_chars: int = 2000
@@ -145,7 +145,7 @@ def _filters(value: Any) -> dict[str, Any] | None:
     return value
 
 
-def parse_ask_request(body: Any, limits: Limits = Limits()) -> AskRequest:
+def parse_ask_request(body: Any, limits: RequestLimits = RequestLimits()) -> AskRequest:
     """An AskRequest from a decoded JSON body; RequestError names the first bad field."""
     if not isinstance(body, dict):
         raise RequestError(f"the request body must be a JSON object, got {type(body).__name__}", field="body")

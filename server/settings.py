@@ -18,7 +18,7 @@ from core.errors import ConfigError
 from core.yamlconfig import parse_yaml
 from orchestration import paths
 
-from .schemas import Limits
+from .schemas import RequestLimits
 
 ADMIN_TOKEN_ENV = "SIGHTLINE_ADMIN_TOKEN"
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -35,7 +35,7 @@ ENV = {
     "SIGHTLINE_USE_NER": "use_ner",
     "SIGHTLINE_ANONYMOUS": "anonymous",
 }
-_LIMIT_KEYS = tuple(f.name for f in fields(Limits))
+_LIMIT_KEYS = tuple(f.name for f in fields(RequestLimits))
 MAX_DEFAULT_WORKERS = 4
 
 
@@ -84,7 +84,7 @@ class ServiceSettings:
     timeout: int = 60
     graceful_timeout: int = 30
     knowledge_bases: tuple[str, ...] | None = None
-    limits: Limits = field(default_factory=Limits)
+    limits: RequestLimits = field(default_factory=RequestLimits)
     router_reload_seconds: float = 2.0
     use_ner: bool = True
     log_level: str = "info"
@@ -196,9 +196,9 @@ def _gateway(source: str, data: Any) -> dict | None:
     return {k: data.get(k) for k in GATEWAY_KEYS}
 
 
-def _limits(source: str, data: Any) -> Limits:
+def _limits(source: str, data: Any) -> RequestLimits:
     if data is None:
-        return Limits()
+        return RequestLimits()
     if not isinstance(data, dict):
         raise _fail(source, "limits", "must be a mapping")
     unknown = sorted(set(data) - set(_LIMIT_KEYS))
@@ -209,7 +209,7 @@ def _limits(source: str, data: Any) -> Limits:
         if isinstance(value, bool) or not isinstance(value, int) or value < (0 if key == "max_retries" else 1):
             raise _fail(source, f"limits.{key}", f"must be a positive integer, got {value!r}")
         values[key] = value
-    return Limits(**values)
+    return RequestLimits(**values)
 
 
 def prepare_metrics_dir(directory: str | os.PathLike) -> None:

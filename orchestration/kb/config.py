@@ -23,8 +23,8 @@ ARMS = ("keyword", "vector")
 
 
 @dataclass(frozen=True)
-class FusionSettings:
-    """How a task's keyword and vector arms are fused in this knowledge base."""
+class ArmFusion:
+    """How one task's keyword and vector arms are fused in this knowledge base (cross-task fusion is the router's TaskFusion)."""
 
     method: str = "rrf"
     k: float = 60.0
@@ -43,7 +43,7 @@ class KBSettings:
     candidates: int = 100
     max_age_days: int | None = None
     dense: DenseParams = DenseParams()
-    fusion: FusionSettings = FusionSettings()
+    fusion: ArmFusion = ArmFusion()
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def _number(where: str, value: Any, *, minimum: float, integer: bool = False) ->
     return value
 
 
-def _fusion(where: str, data: dict, base: FusionSettings) -> FusionSettings:
+def _fusion(where: str, data: dict, base: ArmFusion) -> ArmFusion:
     _check_keys(where, data, {"method", "k", "weights"})
     method = data.get("method", base.method)
     if method not in METHODS:
@@ -105,7 +105,7 @@ def _fusion(where: str, data: dict, base: FusionSettings) -> FusionSettings:
         weights[arm] = float(_number(f"{where}.weights.{arm}", weight, minimum=0))
     if not any(weights.values()):
         raise _fail(f"{where}.weights", "at least one arm needs a weight above 0")
-    return FusionSettings(method=method, k=float(k), weights=weights)
+    return ArmFusion(method=method, k=float(k), weights=weights)
 
 
 def _kb(where: str, name: str, data: dict, defaults: KBSettings, base_dir: Path) -> KBSettings:

@@ -47,7 +47,7 @@ _DEFAULT_KEYS = ("search", "weight", "priority", "top_k", "query")
 
 
 @dataclass(frozen=True)
-class Limits:
+class PlanLimits:
     """Bounds on a plan.
 
     Attributes:
@@ -68,7 +68,7 @@ class Limits:
 
 
 @dataclass(frozen=True)
-class FusionSettings:
+class TaskFusion:
     """Cross-task fusion: method (a key of retrieval.fusion.METHODS) and the RRF constant k."""
 
     method: str = "rrf"
@@ -157,8 +157,8 @@ class RouterConfig:
     """
 
     rules: tuple[Rule, ...]
-    limits: Limits = field(default_factory=Limits)
-    fusion: FusionSettings = field(default_factory=FusionSettings)
+    limits: PlanLimits = field(default_factory=PlanLimits)
+    fusion: TaskFusion = field(default_factory=TaskFusion)
     credibility: CredibilityParams = field(default_factory=CredibilityParams)
     retry: dict[str, tuple[str, ...]] = field(default_factory=dict)
     version: str = ""
@@ -169,21 +169,21 @@ class RouterConfig:
 
 # --- sections -------------------------------------------------------------------------------
 
-def _limits(where: Where, data: Any) -> Limits:
+def _limits(where: Where, data: Any) -> PlanLimits:
     """The `limits` section; every value a positive integer (max_retries may be 0)."""
-    names = [f.name for f in dataclasses.fields(Limits)]
+    names = [f.name for f in dataclasses.fields(PlanLimits)]
     data = schema.mapping(where, data, names)
     values = {name: schema.integer(where.at(name), value, minimum=0 if name == "max_retries" else 1)
               for name, value in data.items()}
-    return Limits(**values)
+    return PlanLimits(**values)
 
 
-def _fusion(where: Where, data: Any) -> FusionSettings:
+def _fusion(where: Where, data: Any) -> TaskFusion:
     """The `fusion` section: a known method and a positive k."""
     data = schema.mapping(where, data, ("method", "k"))
     method = schema.choice(where.at("method"), data.get("method", "rrf"), tuple(METHODS), "fusion method")
     k = schema.number(where.at("k"), data.get("k", 60), minimum=0, exclusive_minimum=True)
-    return FusionSettings(method, k)
+    return TaskFusion(method, k)
 
 
 def _credibility(where: Where, data: Any) -> CredibilityParams:
@@ -277,7 +277,7 @@ def _kbs(where: Where, value: Any, known_kbs: Sequence[str]) -> tuple[str, ...]:
 
 
 def _emit(where: Where, data: Any, defaults: dict[str, Any], known_kbs: Sequence[str],
-          limits: Limits) -> TaskSpec:
+          limits: PlanLimits) -> TaskSpec:
     """One emit item."""
     data = schema.mapping(where, data, _EMIT_KEYS, required=("kb",))
     for_each = (schema.choice(where.at("for_each"), data["for_each"], FOR_EACH, "for_each")
@@ -304,7 +304,7 @@ def _emit(where: Where, data: Any, defaults: dict[str, Any], known_kbs: Sequence
 
 
 def _rule(where: Where, data: Any, names: set[str], defaults: dict[str, Any], known_kbs: Sequence[str],
-          limits: Limits) -> Rule:
+          limits: PlanLimits) -> Rule:
     """One rule; `names` collects the names seen so far (they must be unique)."""
     if not isinstance(data, dict):
         raise where.fail(f"expected a mapping with keys {schema.known(_RULE_KEYS)}, got {type(data).__name__}")

@@ -21,7 +21,7 @@ from ..retrieval.filters import Filters
 from ..types import RetrievalTask
 from .adjust import ACTIONS as HINT_ACTIONS
 from .adjust import Hint
-from .config import Limits
+from .config import PlanLimits
 from .draft import Draft
 from .templates import topic
 
@@ -45,7 +45,7 @@ class HintContext:
     """
 
     perception: Perception
-    limits: Limits
+    limits: PlanLimits
     kbs: Sequence[str]
     notes: list[str]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from server.openapi import build_openapi
-from server.schemas import FIELDS, Limits
+from server.schemas import FIELDS, RequestLimits
 
 from .conftest import DATES, NOW
 from .schema_check import errors
@@ -43,7 +43,7 @@ def test_request_schema_names_every_field_and_limit(doc):
     request = doc["components"]["schemas"]["RagRequest"]
     assert set(request["properties"]) == set(FIELDS)
     assert request["required"] == ["query"]
-    limits = Limits()
+    limits = RequestLimits()
     assert request["properties"]["query"]["maxLength"] == limits.max_query_chars
     assert request["properties"]["top_k"]["maximum"] == limits.max_top_k
     assert request["properties"]["max_retries"]["maximum"] == limits.max_retries
@@ -51,7 +51,7 @@ def test_request_schema_names_every_field_and_limit(doc):
 
 
 def test_limits_in_the_document_follow_the_settings():
-    doc = build_openapi(Limits(max_query_chars=300, max_top_k=7))
+    doc = build_openapi(RequestLimits(max_query_chars=300, max_top_k=7))
     assert doc["components"]["schemas"]["RagRequest"]["properties"]["query"]["maxLength"] == 300
     assert doc["components"]["schemas"]["RagRequest"]["properties"]["top_k"]["maximum"] == 7
 

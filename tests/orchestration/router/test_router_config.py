@@ -11,7 +11,7 @@ import yaml
 from core.errors import ConfigError
 from orchestration.paths import REPO_ROOT
 from orchestration.router import load_router_config, parse_router_config
-from orchestration.router.config import Limits
+from orchestration.router.config import PlanLimits
 
 KBS = ("manuals", "policies", "reports")
 GOOD = {"rules": [{"name": "broad", "when": {"always": True}, "emit": [{"kb": "*"}]}]}
@@ -37,7 +37,7 @@ def with_emit(**changes) -> dict:
 
 def test_minimal_config_gets_defaults():
     cfg = parse_router_config(GOOD, "test.yaml", KBS)
-    assert cfg.limits == Limits() and cfg.limits.max_retries == 2
+    assert cfg.limits == PlanLimits() and cfg.limits.max_retries == 2
     assert cfg.fusion.method == "rrf" and cfg.fusion.k == 60
     spec = cfg.rules[0].emit[0]
     assert (spec.kbs, spec.search, spec.weight, spec.top_k, spec.query.text) == (("*",), "hybrid", 1.0, 10, "{query}")
