@@ -15,20 +15,21 @@ import os
 import re
 import time
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask, Response, g, jsonify, request
+from flask.json.provider import DefaultJSONProvider
 
 from core.errors import PayloadTooLarge, RequestError, RequestTimeout, Unauthenticated
 
 from . import metrics
 from .admin import admin
+from .callers import Caller
 from .errors import is_admin_request, redact, register_error_handlers
 from .logs import caller_var, configure_logging, request_id_var
-from .openapi import build_openapi
-from .callers import Caller
-from .schemas import MAX_JSON_DEPTH, parse_ask_request
 from .loop import shape_trace
+from .openapi import build_openapi
+from .schemas import MAX_JSON_DEPTH, parse_ask_request
 from .service import Service
 from .settings import ServiceSettings, load_settings
 
@@ -117,8 +118,9 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
     settings = settings or load_settings()
     configure_logging(settings.log_level)
     app = Flask("sightline")
-    app.json.sort_keys = False
-    app.json.ensure_ascii = False
+    json_provider = cast(DefaultJSONProvider, app.json)
+    json_provider.sort_keys = False
+    json_provider.ensure_ascii = False
     app.config["MAX_CONTENT_LENGTH"] = settings.limits.max_body_bytes
     service = Service(settings, loop=loop)
     app.extensions["sightline"] = service
@@ -170,7 +172,8 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
     def rag():
         """Answer one question (see openapi.json for the request and response)."""
         loop = service.require_ready()
-        ask = parse_ask_request(_decode_json(settings.limits.max_body_bytes, settings.limits.body_timeout_seconds), settings.limits)
+        limits = settings.limits
+        ask = parse_ask_request(_decode_json(limits.max_body_bytes, limits.body_timeout_seconds), limits)
         caller: Caller = g.caller
         level, ask.trace, ask.trace_id = ask.trace, "full", g.request_id
         ask.acl_groups, ask.caller = caller.acl_groups, caller.to_dict()
@@ -204,7 +207,7 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
         loop = service.require_ready()
         caller: Caller = g.caller
         return jsonify({"knowledge_bases": [describe_for(kb, caller) for kb in loop.retriever.knowledge_bases.values()],
-                        "config_version": service.watcher.current.version, "caller": caller.to_dict()})
+                        "config_version": loop.router_config.version, "caller": caller.to_dict()})
 
     @app.get("/openapi.json")
     def openapi():

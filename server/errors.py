@@ -17,9 +17,8 @@ from typing import Any
 from flask import Flask, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
 
-from orchestration import paths
-
 from core.errors import SightlineError
+from orchestration import paths
 
 from .logs import request_id_var
 
@@ -79,7 +78,7 @@ def status_for(error: SightlineError) -> int:
 
 def error_response(code: str, message: str, status: int, field: str | None = None, headers=None):
     """A JSON error response in the one shape every endpoint uses."""
-    message, field = _safe(message), _safe(field)
+    message, field = _safe(message) or "", _safe(field)
     if status >= 500 and not is_admin_request():
         message = redact_text(message)
         field = redact_text(field) if field else field

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
+from core.text import strip_markers
 from orchestration.compose.extractive import ExtractiveComposer
 from orchestration.executor import Executor
 from orchestration.kb.config import KBConfig, load_kb_config
@@ -26,12 +28,10 @@ from orchestration.router.planner import Router
 from orchestration.trace import Operation, Trace
 from orchestration.types import Answer, Plan
 from perception import PerceptionAgent
-from core.errors import RequestError
-from core.text import strip_markers
 from validation.agent import ValidationAgent
 from validation.types import Hint, Verdict
 
-from .status import final_status, insufficient_text, flag_issues
+from .status import final_status, flag_issues, insufficient_text
 
 TRACE_LEVELS = ("none", "summary", "full")
 STAGES = ("perceive", "route", "retrieve", "compose", "validate")
@@ -102,10 +102,7 @@ class AnswerLoop:
         self.executor.warm_up()
         self.composer.warm_up()
         self.validator.warm_up()
-        sources = set()
-        for kb in self.retriever.knowledge_bases.values():
-            sources.update(kb.columns.public_values("source"))
-        self.perception.set_known_sources(sorted(sources))
+        self.perception.set_known_sources(self.retriever.public_sources())
         self.perception.warm_up()
         self.router.warm_up()
 
@@ -127,7 +124,7 @@ class AnswerLoop:
             for name in request.kbs:
                 self.retriever.kb(name)  # raises UnknownKnowledgeBase listing the known ones
         started = time.perf_counter()
-        now = request.now or dt.datetime.now(dt.timezone.utc).date()
+        now = request.now or dt.datetime.now(dt.UTC).date()
         trace = Trace(request.trace_id)
         router, retries_allowed = self.router, self._max_retries(request)
         with trace.operation("perceive", query=request.query, now=now.isoformat()) as op:

@@ -179,11 +179,7 @@ class Service:
 
     def _refresh_sources(self) -> None:
         """After a build switch: Perception recognises the sources the new builds' public documents name."""
-        sources = set()
-        for kb in self.loop.retriever.knowledge_bases.values():
-            if kb.ready:
-                sources.update(kb.columns.public_values("source"))
-        self.loop.perception.set_known_sources(sorted(sources))
+        self.loop.perception.set_known_sources(self.loop.retriever.public_sources())
 
     def _apply(self, config: RouterConfig) -> None:
         """Swap a validated config into the loop (called by the watcher under the loop lock)."""

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from orchestration.retrieval.scored import ScoredChunk
 from perception.types import Perception
-
 from validation.context import CheckContext
 from validation.types import Hint, Issue
 
@@ -64,7 +63,9 @@ def _window_filter(issue: Issue, inputs: HintInputs) -> list[Hint]:
 def _age_filter(issue: Issue, inputs: HintInputs) -> list[Hint]:
     """Restrict the chunk's KB to documents no older than its maximum age."""
     chunk = inputs.chunks.get(issue.chunk_id or "")
-    limit = inputs.context.max_age_for(chunk.kb) if chunk is not None else None
+    if chunk is None:
+        return []
+    limit = inputs.context.max_age_for(chunk.kb)
     if limit is None:
         return []
     start = inputs.context.now - dt.timedelta(days=limit)

@@ -13,6 +13,7 @@ from typing import Any
 from core.vocab import ISSUE_KINDS  # noqa: F401 - re-exported: check -> issue kinds
 from orchestration.router.adjust import Hint  # noqa: F401 - re-exported: what validation asks the router
 
+
 @dataclass
 class Issue:
     """One validation finding.

@@ -24,7 +24,7 @@ ARMS = ("keyword", "vector")
 
 @dataclass(frozen=True)
 class ArmFusion:
-    """How one task's keyword and vector arms are fused in this knowledge base (cross-task fusion is the router's TaskFusion)."""
+    """How one task's keyword and vector arms are fused in this KB (across tasks: router TaskFusion)."""
 
     method: str = "rrf"
     k: float = 60.0

@@ -91,6 +91,14 @@ class Retriever:
             op.input_count, op.output_count = len(texts), len(missing)
         return {t: self._vector_cache[t] for t in distinct}
 
+    def public_sources(self) -> list[str]:
+        """The `source` values of the public documents of every opened KB, sorted (Perception's sources)."""
+        sources: set[str] = set()
+        for kb in self.knowledge_bases.values():
+            if kb.columns is not None:
+                sources.update(kb.columns.public_values("source"))
+        return sorted(sources)
+
     def kb(self, name: str) -> KnowledgeBase:
         """A knowledge base by name, opened; UnknownKnowledgeBase lists the known ones."""
         if name not in self.knowledge_bases:

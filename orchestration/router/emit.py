@@ -8,16 +8,16 @@ for_each emits at most `cap` tasks per knowledge base (the first items in query 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field, replace
-from typing import Sequence
+from collections.abc import Sequence
+from dataclasses import replace
 
 from perception.types import Entity, Perception
 
 from ..retrieval.filters import Filters
 from ..types import RetrievalTask
 from .conditions import distinct_entities, join_names
-from .draft import Draft
 from .config import ALL_KBS, PERCEPTION, FilterSpec, Rule, TaskSpec
+from .draft import Draft
 from .templates import values
 
 
@@ -59,6 +59,7 @@ def build_filters(spec: FilterSpec, perception: Perception, source: str | None
     taken |= {"status"} if from_p else set()
     doc_type, from_p = _perceived(spec.doc_type, c.doc_type)
     taken |= {"doc_type"} if from_p else set()
+    sources: tuple[str, ...]
     if source is not None:
         sources, from_p = (source,), True
     else:

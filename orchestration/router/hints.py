@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from core.vocab import ALL_ISSUE_KINDS, SUBJECT_LABELS
 from perception.types import Perception
+
 from ..retrieval.filters import Filters
 from ..types import RetrievalTask
 from .adjust import ACTIONS as HINT_ACTIONS
@@ -206,7 +208,9 @@ def _relax_filters(drafts: list[Draft], hint: Hint, ctx: HintContext) -> list[Dr
             out.append(d)
             continue
         changed = _mark(d, hint.reason, f"dropped the {' and '.join(fields)} filter taken from the query.",
-                        filters=replace(d.task.filters, **{f: () for f in fields}))
+                        filters=replace(d.task.filters,
+                                        status=() if "status" in fields else d.task.filters.status,
+                                        doc_type=() if "doc_type" in fields else d.task.filters.doc_type))
         changed.from_perception -= set(fields)
         out.append(changed)
         relaxed += 1

@@ -20,8 +20,9 @@ Steps of `run()`:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import fields, replace
-from typing import Any, Sequence
+from typing import Any
 
 from core.errors import RequestError, UnknownKnowledgeBase
 from perception.types import Perception
@@ -29,8 +30,8 @@ from perception.types import Perception
 from ..retrieval.filters import Filters
 from ..types import Plan, RetrievalTask
 from . import hints as hint_rules
-from .config import RouterConfig
 from .adjust import Hint
+from .config import RouterConfig
 from .draft import Draft
 from .emit import describe_filters, expand, with_task
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from core.errors import ConfigError
 
@@ -29,7 +30,7 @@ class Where:
     section: str
     field: str
 
-    def at(self, key: str | int, section: str | None = None) -> "Where":
+    def at(self, key: str | int, section: str | None = None) -> Where:
         """The place of a key (or list index) under this one.
 
         Args:

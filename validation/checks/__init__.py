@@ -8,12 +8,11 @@ ISSUE_KINDS) to its function, in the order the agent runs them by default.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer
 from perception.types import Perception
-
 from validation.checks import citation, comparison, evidence, freshness
 from validation.context import CheckContext
 from validation.types import Issue

@@ -23,14 +23,13 @@ Promises:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from orchestration.compose.numbers import Quantity, normalize_unit
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer, Claim
 from perception.types import Perception
-
 from validation import text as tx
 from validation.context import CheckContext
 from validation.types import Issue
@@ -287,7 +286,7 @@ def _term_problems(claim: Claim, cited: list[_Cited]) -> list[str]:
     return problems
 
 
-def _published_by(name: str, cited: "_Cited") -> bool:
+def _published_by(name: str, cited: _Cited) -> bool:
     """True when the cited chunk comes from the publication `name` (a source side of a comparison)."""
     return str(cited.chunk.metadata.get("source", "")).lower() == name.lower()
 

@@ -18,14 +18,14 @@ Pure and deterministic; issues in the order: sides (query order), then relation 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from orchestration.compose.numbers import normalize_unit
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer, Claim
 from perception.comparison import comparison_sides as perceived_sides
 from perception.types import Entity, Perception
-
 from validation import text as tx
 from validation.context import CheckContext
 from validation.types import Issue
@@ -85,7 +85,7 @@ def _missing_sides(sides: list[Entity], answer: Answer, evidence: Sequence[Score
     by_id = {chunk.chunk_id: chunk for chunk in evidence}
     claims = [c for c in answer.claims if c.kind != "notice" and c.citations]
     claim_texts = [" ".join([tx.strip_markers(c.text), c.entity or "", *c.values.keys()]) for c in claims]
-    cited = {answer.citation(n).chunk_id for c in claims for n in c.citations if answer.citation(n) is not None}
+    cited = {cit.chunk_id for c in claims for n in c.citations if (cit := answer.citation(n)) is not None}
     cited_texts = [f"{by_id[i].title}\n{by_id[i].text}" for i in sorted(cited) if i in by_id]
     issues: list[Issue] = []
     for side in sides:

@@ -4,20 +4,20 @@ Promise: `no_evidence` (one issue, about no claim) when the evidence is empty, w
 non-notice claim cites a chunk that is in the evidence (the answer only says it has nothing,
 or states things without sources), or when the evidence does not mention most of the
 people, organisations, products and works the question is about: sentences that merely share
-words with a question about someone the knowledge base never mentions are not an answer. A notice-only answer over empty evidence is the honest
+words with a question about someone the knowledge base never mentions are not an answer. A
+notice-only answer over empty evidence is the honest
 "insufficient" answer; the issue still asks the router to search wider before settling for it.
 Pure and deterministic.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from core.vocab import SUBJECT_LABELS
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer
 from perception.types import Perception
-
 from validation import text as tx
 from validation.context import CheckContext
 from validation.types import Issue

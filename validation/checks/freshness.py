@@ -16,13 +16,12 @@ evidence are the citation check's business and are skipped here. Pure and determ
 from __future__ import annotations
 
 import datetime as dt
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from orchestration.kb.metadata import document_date
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer
 from perception.types import Perception, TimeWindow
-
 from validation.context import CheckContext
 from validation.types import Issue
 

@@ -7,9 +7,9 @@ import pytest
 from orchestration.compose.citations import CitationBook
 from orchestration.compose.comparison import comparison_sides
 from orchestration.compose.measures import sentence_measures, stated_dates, stated_quantities
-from perception.questions import split_questions
 from orchestration.compose.scoring import Selection
 from orchestration.compose.sentences import chunk_candidates, is_fragment, strip_glued_heading
+from perception.questions import split_questions
 
 
 @pytest.mark.parametrize("text, expected", [
