@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError, NotReady, SightlineError
-from core.yamlconfig import config_version
 from orchestration.kb.config import KBConfig, load_kb_config
 from orchestration.router.config import RouterConfig, load_router_config
 
@@ -111,7 +110,7 @@ class Service:
         self._load_keys()
         _log_access_settings(settings, self.keys)
         if loop is not None:
-            self._attach(loop, loop.router_config, _read_text(settings.router_path, loop.router_config.version))
+            self._attach(loop, loop.router_config, loop.router_config.text)
         else:
             self.load()
 
@@ -149,7 +148,8 @@ class Service:
                 if workers > 1 and kb_config.embedder_threads is None:
                     kb_config = replace(kb_config, embedder_threads=1)
                 limit_threads(workers)
-                config, text = _load_router(self.settings.router_path, list(kb_config.knowledge_bases))
+                config = load_router_config(self.settings.router_path, known_kbs=list(kb_config.knowledge_bases))
+                text = config.text
                 loop = AnswerLoop(kb_config=kb_config, router_config=config, use_ner=self.settings.use_ner)
                 loop.warm_up()
                 warm_requests(loop)
@@ -184,8 +184,7 @@ class Service:
     def _apply(self, config: RouterConfig) -> None:
         """Swap a validated config into the loop (called by the watcher under the loop lock)."""
         self.loop.set_router_config(config)
-        self.router_text = (_read_text(self.settings.router_path, config.version)
-                            or _text_if_version(self.watcher.snapshot_text() if self.watcher else "", config.version))
+        self.router_text = config.text
         self.loaded_at = _now()
 
     def before_fork(self) -> None:
@@ -321,28 +320,5 @@ def _state_dir() -> Path:
     return path
 
 
-def _text_if_version(text: str, version: str) -> str:
-    return text if text and config_version(text) == version else ""
-
-
 def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-
-
-def _load_router(path: Path, known_kbs: list[str]) -> tuple[RouterConfig, str]:
-    """The router config and the exact text it was parsed from (retried if the file moves between)."""
-    for _ in range(3):
-        config = load_router_config(path, known_kbs=known_kbs)
-        text = _read_text(path, config.version)
-        if text:
-            return config, text
-    return config, ""
-
-
-def _read_text(path: Path, version: str) -> str:
-    """The file's text if its hash is `version`, else "" (it changed since it was parsed)."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError:
-        return ""
-    return raw.decode("utf-8") if config_version(raw) == version else ""

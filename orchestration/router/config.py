@@ -153,6 +153,8 @@ class RouterConfig:
         source: the file it came from.
         known_kbs: the knowledge base names rules were checked against ("*" expands to these).
         defaults: the emit defaults (search, weight, priority, top_k, query) after parsing.
+        text: the exact YAML text it was parsed from ("" when built from data), so nobody
+            re-reads the file to show or snapshot what is serving.
     """
 
     rules: tuple[Rule, ...]
@@ -164,6 +166,7 @@ class RouterConfig:
     source: str = ""
     known_kbs: tuple[str, ...] = ()
     defaults: dict[str, Any] = field(default_factory=dict)
+    text: str = field(default="", compare=False, repr=False)
 
 
 # --- sections -------------------------------------------------------------------------------
@@ -342,8 +345,8 @@ def _rule_why(where: Where, data: dict, items: list[TaskSpec]) -> Template | Non
 
 # --- entry points ---------------------------------------------------------------------------
 
-def parse_router_config(data: Any, source: str, known_kbs: Sequence[str], version: str | None = None
-                        ) -> RouterConfig:
+def parse_router_config(data: Any, source: str, known_kbs: Sequence[str], version: str | None = None,
+                        text: str = "") -> RouterConfig:
     """Validate parsed YAML into a RouterConfig.
 
     Args:
@@ -351,6 +354,7 @@ def parse_router_config(data: Any, source: str, known_kbs: Sequence[str], versio
         source: the file name shown in errors.
         known_kbs: the knowledge base names rules may use.
         version: the content hash; by default a hash of `data` (canonical JSON).
+        text: the YAML text `data` was parsed from, kept on the config.
 
     Raises:
         ConfigError: any problem, with the file, the place and the fix in the message.
@@ -374,7 +378,7 @@ def parse_router_config(data: Any, source: str, known_kbs: Sequence[str], versio
         fusion=_fusion(top.at("fusion"), data.get("fusion")),
         credibility=_credibility(top.at("credibility"), data.get("credibility")),
         retry=_retry(top.at("retry"), data.get("retry")),
-        version=version, source=source, known_kbs=known_kbs, defaults=defaults,
+        version=version, source=source, known_kbs=known_kbs, defaults=defaults, text=text,
     )
 
 
@@ -407,4 +411,5 @@ def load_router_config(path: Path | None = None, known_kbs: Sequence[str] | None
     if known_kbs is None:
         from ..kb.config import load_kb_config
         known_kbs = list(load_kb_config().knowledge_bases)
-    return parse_router_config(data, shown, known_kbs, version=config_version(raw))
+    return parse_router_config(data, shown, known_kbs, version=config_version(raw),
+                               text=raw.decode("utf-8", "replace"))
