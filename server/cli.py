@@ -289,7 +289,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # `bench` hands every argument to the benchmark (argparse's REMAINDER alone refuses a
+    # first argument that looks like an option: `sightline bench --sizes 2000`)
+    args, extra = parser.parse_known_args(argv)
+    if extra and getattr(args, "command", None) != "bench":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if extra:
+        args.bench_args = extra + list(args.bench_args)
     try:
         return args.func(args)
     except SightlineError as exc:

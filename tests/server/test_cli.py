@@ -74,3 +74,16 @@ def test_ask_json_prints_the_rag_body(demo_kbs):
     assert {"trace_id", "answer", "citations", "perception", "plan", "attempts", "validation", "operations",
             "timing", "config_version"} <= set(body)
     assert any("E4027" in c["title"] for c in body["citations"])
+
+
+def test_bench_hands_its_options_to_the_benchmark(capsys):
+    """`sightline bench --sizes 2000` was refused ("unrecognized arguments") before reaching it."""
+    from server.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", "--sizes", "10", "--help"])
+    assert exit_info.value.code == 0
+    assert "usage: sightline bench" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_info:
+        main(["perceive", "fuel burn", "--sizes", "10"])  # other commands still refuse unknown options
+    assert exit_info.value.code == 2 and "unrecognized arguments: --sizes 10" in capsys.readouterr().err
