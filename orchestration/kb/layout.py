@@ -16,10 +16,12 @@ is never deleted; it goes at the first prune after the last holder lets go.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import fcntl
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 from .manifest import MANIFEST
@@ -90,36 +92,40 @@ def release(fd: int | None) -> None:
             pass
 
 
-def _remove_unless_held(build: Path) -> bool:
-    """Delete a build unless some process holds it; True when it was deleted."""
+@contextlib.contextmanager
+def _exclusive(build: Path) -> Iterator[bool]:
+    """Try the exclusive lock on a build without waiting: yields True when no process holds it
+    (False when one does or the directory is gone); the lock is kept for the block."""
     try:
         fd = os.open(build, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
-        return False
+        yield False
+        return
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            return False
-        shutil.rmtree(build, ignore_errors=True)
-        return True
+            yield False
+            return
+        yield True
     finally:
         os.close(fd)
+
+
+def _remove_unless_held(build: Path) -> bool:
+    """Delete a build unless some process holds it; True when it was deleted."""
+    with _exclusive(build) as free:
+        if free:
+            shutil.rmtree(build, ignore_errors=True)
+        return free
 
 
 def is_held(build: Path) -> bool:
     """Whether some live process holds this build open (for reports and tests)."""
-    try:
-        fd = os.open(build, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
+    if not build.is_dir():
         return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
+    with _exclusive(build) as free:
+        return not free
 
 
 def prune(kb_dir: Path, keep: int = 2) -> list[Path]:
