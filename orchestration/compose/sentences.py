@@ -34,6 +34,14 @@ _REPEATED_CODE = re.compile(r"^(?P<head>[A-Z][^.!?;。！？]{0,60}?\b(?P<code>[
 _HEAD_LAST_WORD_STOP = {"the", "of", "a", "an", "to", "and", "or", "in", "for", "with", "by",
                         "on", "at", "from", "as", "is", "are", "was", "were", "be"}
 _TERMINAL = re.compile(r"[.!?。！？；;:)）\"”']\s*$")
+# Lines of markup, never quoted as a claim: code fences (and everything between them), table
+# rows and separators, HTML elements (an embedded video's <iframe>), Markdown headings, images.
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$|^\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$")
+_HTML_TAGS = "iframe|div|span|img|script|style|table|tr|td|th|br|p|a|video|source|figure"
+_HTML = re.compile(rf"<\s*/?\s*(?:{_HTML_TAGS})\b[^>]*>", re.I)
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 
 
 @dataclass
@@ -126,6 +134,12 @@ def is_fragment(sentence: str) -> bool:
     return words < 4 or (not _TERMINAL.search(sentence) and words < 8)
 
 
+def is_markup(line: str) -> bool:
+    """True for a line that is layout, not prose: a table row, an HTML element, a Markdown
+    heading or an image (code fences are tracked by the caller)."""
+    return bool(_TABLE_ROW.match(line) or _HTML.search(line) or _HEADING_LINE.match(line) or _IMAGE.search(line))
+
+
 def chunk_headings(chunk: ScoredChunk) -> list[str]:
     """The headings a chunk is known to carry: its document title and its section."""
     return [chunk.title or "", str(chunk.metadata.get("title") or ""), str(chunk.metadata.get("section") or "")]
@@ -135,7 +149,8 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
     """The quotable sentences of one chunk, in order.
 
     Lines are split first (a heading on its own line is a fragment), then sentences; each
-    sentence loses any glued heading and is kept only if it is not a fragment.
+    sentence loses any glued heading and is kept only if it is not a fragment. Markup lines
+    (`is_markup`: code blocks, table rows, HTML, Markdown headings, images) are never quoted.
 
     Args:
         chunk: the evidence chunk.
@@ -145,7 +160,13 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
     headings = sorted(set(h for h in (list(headings) or chunk_headings(chunk)) if h), key=lambda h: (-len(h), h))
     out: list[Candidate] = []
     cursor = 0
+    in_code = False
     for line in chunk.text.splitlines():
+        if _FENCE.match(line):
+            in_code = not in_code
+            continue
+        if in_code or is_markup(line):
+            continue
         for raw in split_sentences(line):
             sentence = strip_glued_heading(raw, headings)
             if is_fragment(sentence):

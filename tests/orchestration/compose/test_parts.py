@@ -127,3 +127,29 @@ def test_selection_refuses_duplicates_and_exclusions(synthetic):
         c.score = 1.0
     selection = Selection(["Other text is here now. [3]"])
     assert [c.text for c in selection.pick(candidates, 5, 0.1)] == ["The burn is 2,290 kg per block hour."]
+
+
+MARKUP_CHUNK = """## Retention settings
+The default retention time is fifteen days for every local storage block.
+| flag | default |
+|---|---|
+| --storage.tsdb.retention.time | 15d |
+```yaml
+storage:
+  tsdb:
+    retention: 30d
+```
+<iframe width="560" height="315" src="https://example.invalid/embed/x" frameborder="0"></iframe>
+![A diagram of the storage layout](storage.png)
+Blocks older than the retention time are deleted during compaction, not immediately."""
+
+
+def test_markup_is_never_quoted_as_a_claim(synthetic):
+    """Answers quoted table rows, a config block with another value and an iframe as sentences."""
+    from orchestration.compose.sentences import chunk_candidates
+
+    texts = [c.text for c in chunk_candidates(synthetic(MARKUP_CHUNK), 0)]
+    assert texts == ["The default retention time is fifteen days for every local storage block.",
+                     "Blocks older than the retention time are deleted during compaction, not immediately."]
+    assert all(MARKUP_CHUNK[c.start:c.start + len(c.text)] == c.text
+               for c in chunk_candidates(synthetic(MARKUP_CHUNK), 0))  # still verbatim quotes
