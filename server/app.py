@@ -27,7 +27,6 @@ from .admin import admin
 from .callers import Caller
 from .errors import is_admin_request, redact, register_error_handlers
 from .logs import caller_var, configure_logging, request_id_var
-from .loop import shape_trace
 from .openapi import build_openapi
 from .schemas import MAX_JSON_DEPTH, parse_ask_request
 from .service import Service
@@ -175,14 +174,14 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
         limits = settings.limits
         ask = parse_ask_request(_decode_json(limits.max_body_bytes, limits.body_timeout_seconds), limits)
         caller: Caller = g.caller
-        level, ask.trace, ask.trace_id = ask.trace, "full", g.request_id
+        ask.trace_id = g.request_id
         ask.acl_groups, ask.caller = caller.acl_groups, caller.to_dict()
         with service.lock:
-            body = loop.run(ask)
-        metrics.record_answer(body, time.perf_counter() - g.started)
-        g.log_extra = {"answer_status": body["status"], "attempts": len(body["attempts"]),
-                       "config_version": body["config_version"], "timing": body["timing"]}
-        return jsonify(shape_trace(body, level))
+            result = loop.answer(ask)
+        metrics.record_result(result, time.perf_counter() - g.started)
+        g.log_extra = {"answer_status": result.status, "attempts": len(result.attempts),
+                       "config_version": result.config_version, "timing": result.timing}
+        return jsonify(result.to_body(ask.trace))
 
     @app.get("/healthz")
     def healthz():

@@ -79,6 +79,56 @@ class Attempt:
                 "verdict": self.verdict.to_dict(), "plan": self.plan.to_dict()}
 
 
+@dataclass
+class AnswerResult:
+    """What one run of the loop produced, typed: the HTTP and CLI edges turn it into a body.
+
+    Attributes:
+        status: answered, partial or insufficient.
+        text: the answer as the caller reads it (flagged or refused as the status says).
+        perception: what Perception understood.
+        attempts: every pass, the last one final.
+        operations: every traced step, in order (name, parameters, counts, kept/rejected, ms).
+        timing: milliseconds per stage (STAGES) and "total".
+        trace_id, config_version: the request's trace id and the router config that served it.
+        caller: how the response names who asked (server.callers.Caller.to_dict()).
+    """
+
+    status: str
+    text: str
+    perception: Any
+    attempts: list[Attempt]
+    operations: list[Operation]
+    timing: dict[str, float]
+    trace_id: str
+    config_version: str
+    caller: dict[str, Any]
+
+    @property
+    def final(self) -> Attempt:
+        return self.attempts[-1]
+
+    def to_body(self, level: str = "full") -> dict[str, Any]:
+        """The POST /rag response body at a trace level (see `shape_trace`)."""
+        final, answered = self.final, self.status != "insufficient"
+        body: dict[str, Any] = {
+            "trace_id": self.trace_id,
+            "status": self.status,
+            "answer": self.text,
+            "citations": [c.to_dict() for c in final.answer.citations] if answered else [],
+            "claims": [c.to_dict() for c in final.answer.claims] if answered else [],
+            "perception": self.perception.to_dict(),
+            "plan": final.plan.to_dict(),
+            "validation": final.verdict.to_dict(),
+            "attempts": [a.to_dict() for a in self.attempts],
+            "operations": [op.to_dict() for op in self.operations],
+            "timing": dict(self.timing),
+            "config_version": self.config_version,
+            "caller": dict(self.caller),
+        }
+        return shape_trace(body, level)
+
+
 class AnswerLoop:
     """The composition root of the three agents; cheap constructor, `warm_up()` loads models."""
 
@@ -120,6 +170,10 @@ class AnswerLoop:
 
     def run(self, request: AskRequest) -> dict[str, Any]:
         """Answer one question; the response body of POST /rag (and `sightline ask --json`)."""
+        return self.answer(request).to_body(request.trace)
+
+    def answer(self, request: AskRequest) -> AnswerResult:
+        """Answer one question, typed (the service reads metrics from it, then renders the body)."""
         if request.kbs:
             for name in request.kbs:
                 self.retriever.kb(name)  # raises UnknownKnowledgeBase listing the known ones
@@ -163,7 +217,7 @@ class AnswerLoop:
             text = insufficient_text(perception, final.plan)
         elif status == "partial":
             text = flag_issues(final.answer, final.verdict, perception.language)
-        return self._response(request, trace, perception, attempts, status, text, started)
+        return self._result(request, trace, perception, attempts, status, text, started)
 
     # --- helpers -----------------------------------------------------------------------
 
@@ -195,9 +249,8 @@ class AnswerLoop:
                 out.append(hint)
         return out
 
-    def _response(self, request: AskRequest, trace: Trace, perception, attempts: list[Attempt], status: str,
-                  text: str, started: float) -> dict[str, Any]:
-        final = attempts[-1]
+    def _result(self, request: AskRequest, trace: Trace, perception, attempts: list[Attempt], status: str,
+                text: str, started: float) -> AnswerResult:
         timing = {stage: 0.0 for stage in STAGES}
         for op in trace.operations:
             stage = _STAGE_OF.get(op.op.split(".")[0])
@@ -205,23 +258,11 @@ class AnswerLoop:
                 timing[stage] += op.ms
         timing = {k: round(v, 3) for k, v in timing.items()}
         timing["total"] = round((time.perf_counter() - started) * 1000, 3)
-        body: dict[str, Any] = {
-            "trace_id": trace.trace_id,
-            "status": status,
-            "answer": text,
-            "citations": [c.to_dict() for c in final.answer.citations] if status != "insufficient" else [],
-            "claims": [c.to_dict() for c in final.answer.claims] if status != "insufficient" else [],
-            "perception": perception.to_dict(),
-            "plan": final.plan.to_dict(),
-            "validation": final.verdict.to_dict(),
-            "attempts": [a.to_dict() for a in attempts],
-            "operations": trace.to_list(),
-            "timing": timing,
-            "config_version": self.router_config.version,
-            "caller": request.caller or {"name": "anonymous", "kind": "anonymous",
-                                         "groups": ["*"] if request.acl_groups is None else list(request.acl_groups)},
-        }
-        return shape_trace(body, request.trace)
+        caller = request.caller or {"name": "anonymous", "kind": "anonymous",
+                                    "groups": ["*"] if request.acl_groups is None else list(request.acl_groups)}
+        return AnswerResult(status=status, text=text, perception=perception, attempts=attempts,
+                            operations=list(trace.operations), timing=timing, trace_id=trace.trace_id,
+                            config_version=self.router_config.version, caller=caller)
 
 
 def shape_trace(body: dict[str, Any], level: str) -> dict[str, Any]:

@@ -16,8 +16,7 @@ take from a tenth of a millisecond (a BM25 lookup) to seconds (a cold embedder).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -31,8 +30,10 @@ from prometheus_client import (
 )
 
 from core.vocab import ARM_TYPES
+from orchestration.trace import Operation
+from validation.types import Verdict
 
-from .loop import STAGES
+from .loop import STAGES, AnswerResult
 from .metrics_archive import archive_dead_worker, scrape_lock
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -111,29 +112,35 @@ def record_failure(status: str, seconds: float) -> None:
     REQUEST_SECONDS.observe(seconds)
 
 
-def record_answer(body: dict[str, Any], seconds: float) -> None:
-    """Everything one answered request tells: outcome, stage times, arm times, issues, retries.
+def record_result(result: AnswerResult, seconds: float) -> None:
+    """Everything one answered request tells (see `record_answer`), read from the typed result."""
+    record_answer(result.status, result.timing, result.operations, [a.verdict for a in result.attempts], seconds)
+
+
+def record_answer(status: str, timing: dict[str, float], operations: Sequence[Operation],
+                  verdicts: Sequence[Verdict], seconds: float) -> None:
+    """Outcome, stage times, retrieval arm times, validation issues and retries of one request.
 
     Args:
-        body: the loop's response with trace level "full" (attempts and operations present).
+        status: answered, partial or insufficient.
+        timing: milliseconds per stage.
+        operations: the traced steps; `retrieve.keyword` / `retrieve.vector` give arm times per KB.
+        verdicts: one per attempt, in order; each attempt but the last was retried for its issues.
         seconds: wall time of the whole request.
     """
-    REQUESTS.labels(body["status"]).inc()
+    REQUESTS.labels(status).inc()
     REQUEST_SECONDS.observe(seconds)
     for stage in STAGES:
-        STAGE_SECONDS.labels(stage).observe(body["timing"].get(stage, 0.0) / 1000)
-    for op in body.get("operations", []):
-        name = op.get("op", "")
-        if name.startswith("retrieve."):
-            search = name.split(".", 1)[1]
-            RETRIEVAL_SECONDS.labels(search, str(op.get("params", {}).get("kb"))).observe(op.get("ms", 0.0) / 1000)
-    attempts = body.get("attempts", [])
-    for attempt in attempts:
-        for issue in attempt["verdict"]["issues"]:
-            VALIDATION_ISSUES.labels(issue["check"], issue["kind"]).inc()
-    for previous in attempts[:-1]:
-        kinds = sorted({issue["kind"] for issue in previous["verdict"]["issues"]}) or ["unknown"]
-        for kind in kinds:
+        STAGE_SECONDS.labels(stage).observe(timing.get(stage, 0.0) / 1000)
+    for op in operations:
+        if op.op.startswith("retrieve."):
+            search = op.op.split(".", 1)[1]
+            RETRIEVAL_SECONDS.labels(search, str(op.params.get("kb"))).observe(op.ms / 1000)
+    for verdict in verdicts:
+        for issue in verdict.issues:
+            VALIDATION_ISSUES.labels(issue.check, issue.kind).inc()
+    for previous in verdicts[:-1]:
+        for kind in sorted({issue.kind for issue in previous.issues}) or ["unknown"]:
             RETRIES.labels(kind).inc()
 
 

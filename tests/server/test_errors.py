@@ -68,7 +68,7 @@ def test_unexpected_exception_is_500_without_traceback(client, answer_loop, monk
     def boom(_request):
         raise RuntimeError("secret internal detail")
 
-    monkeypatch.setattr(answer_loop, "run", boom)
+    monkeypatch.setattr(answer_loop, "answer", boom)
     response = client.post("/rag", json={"query": "fuel"}, headers={"X-Request-ID": "req-500"})
     error = _error(response, 500)
     assert error["code"] == "internal_error" and "req-500" in error["message"]

@@ -73,22 +73,22 @@ def test_record_answer_counts_issues_of_every_attempt_and_retry_reasons():
     def value(name, **labels):
         return REGISTRY.get_sample_value(name, labels) or 0.0
 
-    issue = {"check": "comparison", "kind": "missing_side", "detail": "", "claim": None}
-    stale = {"check": "freshness", "kind": "too_old", "detail": "", "claim": 0}
-    body = {"status": "partial", "timing": {"perceive": 2.0, "route": 1.0, "retrieve": 30.0, "compose": 5.0,
-                                            "validate": 1.0, "total": 40.0},
-            "operations": [{"op": "retrieve.keyword", "params": {"kb": "kbx"}, "ms": 0.4},
-                           {"op": "retrieve.vector", "params": {"kb": "kbx"}, "ms": 1.5},
-                           {"op": "embed", "params": {}, "ms": 9.0}],
-            "attempts": [{"verdict": {"issues": [issue, stale]}}, {"verdict": {"issues": [issue]}},
-                         {"verdict": {"issues": [issue]}}]}
+    from orchestration.trace import Operation
+    from validation.types import Issue, Verdict
+
+    issue = Issue("comparison", "missing_side", "")
+    stale = Issue("freshness", "too_old", "", claim=0)
+    timing = {"perceive": 2.0, "route": 1.0, "retrieve": 30.0, "compose": 5.0, "validate": 1.0, "total": 40.0}
+    operations = [Operation("retrieve.keyword", {"kb": "kbx"}, ms=0.4),
+                  Operation("retrieve.vector", {"kb": "kbx"}, ms=1.5), Operation("embed", {}, ms=9.0)]
+    verdicts = [Verdict(False, [issue, stale]), Verdict(False, [issue]), Verdict(False, [issue])]
     before = {"issues": value("sightline_validation_issues_total", check="comparison", kind="missing_side"),
               "retries": value("sightline_retries_total", reason="missing_side"),
               "old": value("sightline_retries_total", reason="too_old"),
               "partial": value("sightline_requests_total", status="partial"),
               "kw": value("sightline_retrieval_seconds_count", search="keyword", kb="kbx"),
               "kw_sum": value("sightline_retrieval_seconds_sum", search="keyword", kb="kbx")}
-    metrics.record_answer(body, 0.05)
+    metrics.record_answer("partial", timing, operations, verdicts, 0.05)
     assert value("sightline_validation_issues_total", check="comparison", kind="missing_side") == before["issues"] + 3
     assert value("sightline_retries_total", reason="missing_side") == before["retries"] + 2
     assert value("sightline_retries_total", reason="too_old") == before["old"] + 1
