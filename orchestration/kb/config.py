@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from core import configfile as check
+from core.configfile import Where
 from core.errors import ConfigError, UnknownKnowledgeBase
 from core.names import NAME_RULE, check_name, is_valid_name
 from core.yamlconfig import parse_yaml
@@ -74,71 +76,48 @@ class KBConfig:
         return self.data_dir / "kb" / check_name(name, "knowledge base name", field="kb")
 
 
-def _fail(where: str, message: str) -> ConfigError:
-    return ConfigError(f"{where}: {message}", field=where)
-
-
-def _check_keys(where: str, data: dict, allowed: set[str]) -> None:
-    unknown = sorted(set(data) - allowed)
-    if unknown:
-        raise _fail(where, f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}")
-
-
-def _number(where: str, value: Any, *, minimum: float, integer: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
-        raise _fail(where, f"must be {'an integer' if integer else 'a number'}, got {value!r}")
-    if value < minimum:
-        raise _fail(where, f"must be at least {minimum}, got {value}")
-    return value
-
-
-def _fusion(where: str, data: dict, base: ArmFusion) -> ArmFusion:
-    _check_keys(where, data, {"method", "k", "weights"})
-    method = data.get("method", base.method)
-    if method not in METHODS:
-        raise _fail(f"{where}.method", f"unknown method '{method}'; known: {', '.join(sorted(METHODS))}")
-    k = _number(f"{where}.k", data.get("k", base.k), minimum=1)
+def _fusion(where: Where, data: Any, base: ArmFusion) -> ArmFusion:
+    data = check.mapping(where, data, ("method", "k", "weights"))
+    method = check.choice(where.at("method"), data.get("method", base.method), sorted(METHODS), "fusion method")
+    k = check.number(where.at("k"), data.get("k", base.k), minimum=1)
     weights = dict(base.weights)
-    for arm, weight in (data.get("weights") or {}).items():
-        if arm not in ARMS:
-            raise _fail(f"{where}.weights", f"unknown arm '{arm}'; arms: {', '.join(ARMS)}")
-        weights[arm] = float(_number(f"{where}.weights.{arm}", weight, minimum=0))
+    given = check.mapping(where.at("weights"), data.get("weights"), ARMS)
+    for arm, weight in given.items():
+        weights[arm] = check.number(where.at("weights").at(arm), weight, minimum=0)
     if not any(weights.values()):
-        raise _fail(f"{where}.weights", "at least one arm needs a weight above 0")
-    return ArmFusion(method=method, k=float(k), weights=weights)
+        raise where.at("weights").fail("at least one arm needs a weight above 0")
+    return ArmFusion(method=method, k=k, weights=weights)
 
 
-def _kb(where: str, name: str, data: dict, defaults: KBSettings, base_dir: Path) -> KBSettings:
-    allowed = {f.name for f in fields(KBSettings)} - {"name"}
-    _check_keys(where, data, allowed)
+def _kb(where: Where, name: str, data: Any, defaults: KBSettings, base_dir: Path) -> KBSettings:
+    data = check.mapping(where, data, sorted({f.name for f in fields(KBSettings)} - {"name"}))
     settings = replace(defaults, name=name)
     if "paths" in data:
         raw = data["paths"]
         if isinstance(raw, str):
             raw = [raw]
         if not isinstance(raw, list) or not raw:
-            raise _fail(f"{where}.paths", "must be a list of files or folders to ingest")
+            raise where.at("paths").fail("must be a list of files or folders to ingest")
         settings = replace(settings, paths=tuple(paths.resolve(p, base_dir) for p in raw))
     for key in ("chunk_words", "overlap_words", "candidates"):
         if key in data:
-            value = int(_number(f"{where}.{key}", data[key], minimum=1 if key != "overlap_words" else 0, integer=True))
+            value = check.integer(where.at(key), data[key], minimum=1 if key != "overlap_words" else 0)
             update: dict[str, Any] = {key: value}
             settings = replace(settings, **update)
     if settings.overlap_words >= settings.chunk_words:
-        raise _fail(f"{where}.overlap_words", f"must be smaller than chunk_words ({settings.chunk_words})")
+        raise where.at("overlap_words").fail(f"must be smaller than chunk_words ({settings.chunk_words})")
     if data.get("max_age_days") is not None:
-        max_age_days = int(_number(f"{where}.max_age_days", data["max_age_days"], minimum=1, integer=True))
-        settings = replace(settings, max_age_days=max_age_days)
+        settings = replace(settings, max_age_days=check.integer(where.at("max_age_days"), data["max_age_days"],
+                                                                 minimum=1))
     if "description" in data:
         settings = replace(settings, description=str(data["description"]))
     if "dense" in data:
-        dense = data["dense"] or {}
-        _check_keys(f"{where}.dense", dense, {f.name for f in fields(DenseParams)})
+        dense = check.mapping(where.at("dense"), data["dense"], [f.name for f in fields(DenseParams)])
         for key, value in dense.items():
-            _number(f"{where}.dense.{key}", value, minimum=1, integer=True)
+            check.integer(where.at("dense").at(key), value, minimum=1)
         settings = replace(settings, dense=replace(settings.dense, **dense))
     if "fusion" in data:
-        settings = replace(settings, fusion=_fusion(f"{where}.fusion", data["fusion"] or {}, settings.fusion))
+        settings = replace(settings, fusion=_fusion(where.at("fusion"), data["fusion"], settings.fusion))
     return settings
 
 
@@ -148,22 +127,22 @@ def parse_kb_config(data: Any, source: str = "knowledge_bases.yaml", base_dir: P
 
     Document paths resolve against `base_dir`; the data directory always against the repo root.
     """
-    if not isinstance(data, dict):
-        raise _fail(source, "must be a mapping with a 'knowledge_bases' key")
-    _check_keys(source, data, {"data_dir", "embedder", "defaults", "knowledge_bases"})
+    top = Where(source, "", "")
+    data = check.mapping(top, data, ("data_dir", "embedder", "defaults", "knowledge_bases"),
+                         required=("knowledge_bases",))
     embedder = data.get("embedder", {"name": "minilm"})
     if isinstance(embedder, str):
         embedder = {"name": embedder}
-    _check_keys(f"{source}: embedder", embedder, {"name", "threads"})
-    defaults = _kb(f"{source}: defaults", "defaults", data.get("defaults") or {}, KBSettings(name="defaults"), base_dir)
+    embedder = check.mapping(top.at("embedder"), embedder, ("name", "threads"))
+    defaults = _kb(top.at("defaults"), "defaults", data.get("defaults"), KBSettings(name="defaults"), base_dir)
     kbs_raw = data.get("knowledge_bases")
     if not isinstance(kbs_raw, dict) or not kbs_raw:
-        raise _fail(source, "'knowledge_bases' must map at least one name to its settings")
+        raise top.at("knowledge_bases").fail("must map at least one name to its settings")
     kbs = {}
     for name, body in kbs_raw.items():
         if not is_valid_name(name):
-            raise _fail(source, f"knowledge base name {ascii(name)} must be {NAME_RULE}")
-        kbs[name] = _kb(f"{source}: knowledge_bases.{name}", name, body or {}, defaults, base_dir)
+            raise top.at("knowledge_bases").fail(f"knowledge base name {ascii(name)} must be {NAME_RULE}")
+        kbs[name] = _kb(top.at("knowledge_bases").at(name), name, body, defaults, base_dir)
     root = data_dir or (paths.resolve(data["data_dir"]) if data.get("data_dir") else paths.data_dir())
     return KBConfig(data_dir=root, embedder=str(embedder.get("name", "minilm")),
                     embedder_threads=embedder.get("threads"), knowledge_bases=kbs)

@@ -23,11 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from core import configfile as schema
+from core.configfile import Where
 from core.vocab import ACTIONS, DOC_TYPE_VALUES, ENTITY_LABELS, LANGUAGES, STATUS_VALUES
 from perception.types import Entity, Perception
-
-from . import schema
-from .schema import Where
 
 HAS_VALUES = ("time", "status", "doc_type", "source", "entities", "quantitative")
 CONDITION_KEYS = ("always", "action", "language", "has", "lacks", "entities_min", "entity_labels",

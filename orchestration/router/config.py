@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core import configfile as schema
+from core.configfile import Where
 from core.errors import ConfigError
 from core.vocab import ALL_ISSUE_KINDS, DOC_TYPE_VALUES, ENTITY_LABELS, SEARCH_TYPES, STATUS_VALUES, SUBJECT_LABELS
 from core.yamlconfig import config_version, parse_yaml
@@ -23,11 +25,9 @@ from core.yamlconfig import config_version, parse_yaml
 from .. import paths
 from ..retrieval.credibility import CredibilityParams
 from ..retrieval.fusion import METHODS
-from . import schema
 from .adjust import ACTIONS as HINT_ACTIONS
 from .adjust import SUGGESTED
 from .conditions import Condition, parse_condition
-from .schema import Where
 from .templates import Template, parse_template
 
 FOR_EACH = ("entity", "source")

@@ -11,11 +11,11 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
+from core import configfile as schema
+from core.configfile import Where
 from perception.types import Entity, Perception
 
-from . import schema
 from .conditions import join_names
-from .schema import Where
 
 # placeholder -> what it holds (the operator documentation repeats this table)
 PLACEHOLDERS = {

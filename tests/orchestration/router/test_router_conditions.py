@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from core.configfile import Where
 from orchestration.router.conditions import parse_condition
-from orchestration.router.schema import Where
 
 WHERE = Where("test.yaml", "rule 'r'", "rules[0].when")
 

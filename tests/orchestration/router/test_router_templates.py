@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from core.configfile import Where
 from core.errors import ConfigError
-from orchestration.router.schema import Where
 from orchestration.router.templates import PLACEHOLDERS, parse_template
 
 WHERE = Where("test.yaml", "rule 'r'", "rules[0].emit[0].query")

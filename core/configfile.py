@@ -1,8 +1,9 @@
-"""Reading YAML values into typed ones, with errors that name the file, the place and the fix.
+"""Reading config values into typed ones, with errors that name the file, the place and the fix.
 
-Every check raises `ConfigError` with a message shaped
-`<file>: <section>: <what is wrong>; <the allowed values or the fix>` and the dotted config
-path in `field`, so an operator reading a log line knows which line of which file to edit.
+The one config-checking kit (the router and the knowledge base config use it; parsing and
+versioning the file itself is core/yamlconfig.py). Every check raises `ConfigError` with a
+message shaped `<file>: <section>: <what is wrong>; <the allowed values or the fix>` and the
+dotted config path in `field`, so an operator reading a log line knows which line to edit.
 """
 
 from __future__ import annotations
