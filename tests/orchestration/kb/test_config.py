@@ -23,13 +23,14 @@ def _with(**kb):
      "knowledge_bases.manuals.overlap_words"),
     (_with(fusion={"method": "rff"}), r"fusion: method: unknown fusion method 'rff'.*did you mean 'rrf'",
      "knowledge_bases.manuals.fusion.method"),
-    (_with(fusion={"weights": {"keyword": 0, "vector": 0}}), r"fusion: weights: at least one arm needs a weight above 0",
-     "knowledge_bases.manuals.fusion.weights"),
+    (_with(fusion={"weights": {"keyword": 0, "vector": 0}}),
+     r"fusion: weights: at least one arm needs a weight above 0", "knowledge_bases.manuals.fusion.weights"),
     (_with(fusion={"weights": {"vectr": 1}}), r"weights: unknown key 'vectr'.*did you mean 'vector'",
      "knowledge_bases.manuals.fusion.weights"),
     (_with(dense={"hnsw_m": True}), r"dense: hnsw_m: must be an integer >= 1, got True",
      "knowledge_bases.manuals.dense.hnsw_m"),
-    ({"knowledge_bases": {"bad name": {}}}, r"knowledge_bases: knowledge base name 'bad name' must be", "knowledge_bases"),
+    ({"knowledge_bases": {"bad name": {}}}, r"knowledge_bases: knowledge base name 'bad name' must be",
+     "knowledge_bases"),
 ])
 def test_bad_knowledge_base_configs_name_the_place_and_the_fix(data, message, field):
     with pytest.raises(ConfigError, match=message) as info:
