@@ -48,6 +48,7 @@ def secured(demo_kbs, tmp_path_factory) -> Secured:
     service_yaml = config_dir / "service.yaml"
     settings = yaml.safe_load(service_yaml.read_text())
     settings["gateway"] = {"groups_header": GATEWAY_GROUPS, "user_header": GATEWAY_USER}
+    settings["limits"]["body_timeout_seconds"] = 3  # stalled-client tests wait this long, not the default 10 s
     service_yaml.write_text(yaml.safe_dump(settings))
     keys_file = str(root / "api_keys.yaml")
     keys = {name: add_key(keys_file, name, groups)
