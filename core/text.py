@@ -15,8 +15,7 @@ HAN = re.compile(f"[{HAN_RANGES}]")
 HAN_RUN = re.compile(f"[{HAN_RANGES}]+")
 NON_HAN_WORD = re.compile(f"[^\\s{HAN_RANGES}]+")  # a run of anything but spaces and Han characters
 
-CITATION_MARKER = re.compile(r"\s*\[\s*(\d+(?:\s*[,，、]\s*\d+)*)\s*\]")
-_MARKER_NUMBER = re.compile(r"\d+")
+CITATION_MARKER = re.compile(r"\s*\[\s*\d+(?:\s*[,，、]\s*\d+)*\s*\]")
 
 
 def has_han(text: str) -> bool:
@@ -27,8 +26,3 @@ def has_han(text: str) -> bool:
 def strip_markers(text: str) -> str:
     """The text without its citation markers ("[1]", "[1, 2]"), trimmed."""
     return CITATION_MARKER.sub("", text).strip()
-
-
-def marker_numbers(text: str) -> list[int]:
-    """Every number cited in the text, in order of appearance ("see [2] and [1, 3]" -> [2, 1, 3])."""
-    return [int(n) for match in CITATION_MARKER.finditer(text) for n in _MARKER_NUMBER.findall(match.group(1))]

@@ -55,5 +55,3 @@ class Trace:
         """Record an operation timed elsewhere (e.g. a validation check timed by its agent)."""
         self.operations.append(record)
 
-    def to_list(self) -> list[dict[str, Any]]:
-        return [o.to_dict() for o in self.operations]

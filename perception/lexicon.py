@@ -14,14 +14,9 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-_HAN_RANGE = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_HAN = re.compile(f"[{_HAN_RANGE}]")
-_TOKEN = re.compile(f"[{_HAN_RANGE}]|[^\\W_{_HAN_RANGE}]+|\\S")
+from core.text import HAN_RANGES, has_han
 
-
-def has_han(text: str) -> bool:
-    """True when `text` holds at least one Han (Chinese) character."""
-    return _HAN.search(text) is not None
+_TOKEN = re.compile(f"[{HAN_RANGES}]|[^\\W_{HAN_RANGES}]+|\\S")
 
 
 def fold(text: str) -> str:

@@ -20,8 +20,9 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from core.text import has_han
 from perception.config import PerceptionConfig, RelativeRule
-from perception.lexicon import PhraseLexicon, has_han, phrase_regex, tokenize
+from perception.lexicon import PhraseLexicon, phrase_regex, tokenize
 from perception.types import TimeWindow
 
 _CN_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,

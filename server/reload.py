@@ -108,13 +108,6 @@ class RouterWatcher:
         except OSError as exc:
             log.error("cannot write the router snapshot", extra={"event": "router_snapshot", "error": str(exc)})
 
-    def snapshot_text(self) -> str:
-        """The text of the last good config (empty when there is no snapshot)."""
-        try:
-            return self.snapshot.read_text(encoding="utf-8") if self.snapshot else ""
-        except OSError:
-            return ""
-
     def adopt_snapshot(self) -> ReloadResult | None:
         """Swap in the last good config another process accepted, if it differs from ours."""
         if self.snapshot is None:

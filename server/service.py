@@ -97,7 +97,6 @@ class Service:
         self.loop = loop
         self.watcher: RouterWatcher | None = None
         self.error: SightlineError | None = None
-        self.router_text = ""
         self.loaded_at: str | None = None
         self._last_attempt = 0.0
         self._load_lock = threading.Lock()
@@ -110,7 +109,7 @@ class Service:
         self._load_keys()
         _log_access_settings(settings, self.keys)
         if loop is not None:
-            self._attach(loop, loop.router_config, loop.router_config.text)
+            self._attach(loop, loop.router_config)
         else:
             self.load()
 
@@ -149,7 +148,6 @@ class Service:
                     kb_config = replace(kb_config, embedder_threads=1)
                 limit_threads(workers)
                 config = load_router_config(self.settings.router_path, known_kbs=list(kb_config.knowledge_bases))
-                text = config.text
                 loop = AnswerLoop(kb_config=kb_config, router_config=config, use_ner=self.settings.use_ner)
                 loop.warm_up()
                 warm_requests(loop)
@@ -157,23 +155,22 @@ class Service:
                 self.error = exc
                 log.error("service not ready: %s", exc.message, extra={"event": "startup", "code": exc.code})
                 return False
-            self._attach(loop, config, text)
+            self._attach(loop, config)
             log.info("service ready", extra={"event": "startup",
                                              "knowledge_bases": list(loop.retriever.knowledge_bases),
                                              "router_version": config.version, "workers": self.settings.worker_count,
                                              "seconds": round(time.perf_counter() - started, 2)})
             return True
 
-    def _attach(self, loop: Any, config: RouterConfig, text: str) -> None:
+    def _attach(self, loop: Any, config: RouterConfig) -> None:
         self.loop = loop
         self.error = None
-        self.router_text = text
         self.loaded_at = _now()
         self.watcher = RouterWatcher(self.settings.router_path, list(loop.retriever.knowledge_bases),
                                      self._apply, self.lock, config, self.settings.router_reload_seconds,
                                      snapshot=self.state_dir / "router.good.yaml")
-        if text:
-            self.watcher.publish(text)
+        if config.text:
+            self.watcher.publish(config.text)
         self.builds = BuildWatcher(loop.retriever, self.lock, self._refresh_sources,
                                    self.settings.router_reload_seconds)
 
@@ -184,7 +181,6 @@ class Service:
     def _apply(self, config: RouterConfig) -> None:
         """Swap a validated config into the loop (called by the watcher under the loop lock)."""
         self.loop.set_router_config(config)
-        self.router_text = config.text
         self.loaded_at = _now()
 
     def before_fork(self) -> None:
@@ -287,7 +283,7 @@ class Service:
         config = self.watcher.current
         return {"version": config.version, "file": str(self.settings.router_path), "worker": os.getpid(),
                 "loaded_at": self.loaded_at, "last_error": self.watcher.last_error,
-                "rules": [r.name for r in config.rules], "yaml": self.router_text}
+                "rules": [r.name for r in config.rules], "yaml": config.text}
 
 
 def _log_access_settings(settings: ServiceSettings, keys: KeyStore) -> None:

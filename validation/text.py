@@ -11,7 +11,7 @@ import functools
 import re
 from collections.abc import Iterable
 
-from core.text import HAN, strip_markers  # noqa: F401 - read by every check as tx.strip_markers
+from core.text import has_han, strip_markers  # noqa: F401 - read by every check as tx.strip_markers
 from orchestration.compose.mentions import mentions  # noqa: F401 - the shared matcher, read as tx.mentions
 from orchestration.compose.numbers import (
     Quantity,
@@ -133,7 +133,7 @@ def codes(found: Iterable[str]) -> list[str]:
 
 def is_cjk(term: str) -> bool:
     """True when a term is written in Chinese characters."""
-    return bool(HAN.search(term))
+    return has_han(term)
 
 
 def term_found(term: str, chunk_terms: frozenset[str], chunk_text: str) -> bool:

@@ -22,6 +22,7 @@ import functools
 import math
 from collections.abc import Sequence
 
+from core.vocab import MENTION_LABELS
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
 from orchestration.types import Answer, Claim
@@ -32,7 +33,7 @@ from .citations import CitationBook
 from .comparison import Comparator, Finding, Side, comparison_sides, make_side
 from .language import glue, relation_word
 from .questions import cue_bonus
-from .scoring import NAME_LABELS, QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
+from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
 from .sentences import Candidate, evidence_candidates
 
 
@@ -110,7 +111,7 @@ class ExtractiveComposer:
     def _lookup(self, perception: Perception, candidates: list[Candidate], terms: QueryTerms,
                 selection: Selection, book: CitationBook, notes: list[str]) -> list[list[Claim]]:
         """The best sentences for the query, one section per sub-question."""
-        names = [make_side(e.text, e.normalized) for e in perception.entities if e.label in NAME_LABELS]
+        names = [make_side(e.text, e.normalized) for e in perception.entities if e.label in MENTION_LABELS]
         if names:
             candidates = [c for c in candidates if _names_any(names, c)]
         parts = sub_questions(perception)

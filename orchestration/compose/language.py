@@ -53,10 +53,6 @@ def sentence_language(text: str) -> str:
     return "zh" if cjk >= 4 and cjk >= 0.3 * (cjk + latin) else "en"
 
 
-def has_cjk(text: str) -> bool:
-    """True when the text holds any Chinese character."""
-    return bool(HAN.search(text))
-
 
 def glue(language: str, key: str, **fields: str) -> str:
     """A glue sentence in the query's language ("en" for anything but "zh"), fields filled in."""

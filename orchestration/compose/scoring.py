@@ -21,7 +21,6 @@ from perception.types import Perception
 from .sentences import Candidate
 
 # Labels of entities that name a thing (the sides of a comparison, the subject of a lookup).
-NAME_LABELS = MENTION_LABELS  # entities whose mention makes a sentence about the question
 # Question and comparison words: they say what is asked, not what to find.
 _CUE_TERMS = frozenset({"compar", "versus", "vs", "differ", "differenc", "which", "less", "more",
                         "higher", "lower", "better", "wors", "对比", "比较", "哪个", "多少", "什么",
@@ -74,9 +73,9 @@ class QueryTerms:
         for entity in perception.entities:
             if entity.text.lower() not in lowered:
                 continue
-            weight = 2.0 if entity.label in NAME_LABELS else 1.5
+            weight = 2.0 if entity.label in MENTION_LABELS else 1.5
             add(tokenize(entity.text), weight)
-            if entity.label not in NAME_LABELS and entity.normalized != entity.text:
+            if entity.label not in MENTION_LABELS and entity.normalized != entity.text:
                 add(tokenize(entity.normalized), 0.5)  # "fuel efficiency" for "fuel burn"
         return cls(weights, perception.language, perception.constraints.quantitative)
 

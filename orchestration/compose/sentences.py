@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from core.text import HAN
+from core.text import HAN, has_han
 from orchestration.kb.chunking import split_sentences, text_size
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
 
-from .language import has_cjk, sentence_language
+from .language import sentence_language
 from .measures import stated_dates, stated_quantities
 
 # A short English heading ("Fuel burn", "Who handles a mismatch") the chunker glued to a
@@ -116,7 +116,7 @@ def strip_glued_heading(sentence: str, headings: Sequence[str] = ()) -> str:
             sentence, changed = sentence[repeated.end():], True
             continue
         match = _GLUED_HEADING.match(sentence)
-        if match and not has_cjk(match.group("head")):
+        if match and not has_han(match.group("head")):
             last = match.group("head").split()[-1].lower()
             rest = sentence[match.end():]
             short = len(match.group("head").split()) <= 10

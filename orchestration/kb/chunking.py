@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.text import HAN, NON_HAN_WORD
+from core.text import HAN, NON_HAN_WORD, has_han
 
 # Sentence ends: ., !, ? (followed by space and a capital, digit, quote or bracket) and the
 # Chinese full stops, which need no following space.
@@ -72,14 +72,14 @@ def _blocks(text: str) -> list[Block]:
             else:
                 body.append(line.strip())
         if body:
-            joined = " ".join(body) if not HAN.search(" ".join(body)) else "".join(body)
+            joined = " ".join(body) if not has_han(" ".join(body)) else "".join(body)
             blocks.extend(Block(s, section, text_size(s)) for s in split_sentences(joined))
     return blocks
 
 
 def _split_long(block: Block, limit: int) -> list[Block]:
     """Cut a single over-long sentence into pieces of at most `limit` words."""
-    if HAN.search(block.text) and not block.text.count(" "):
+    if has_han(block.text) and not block.text.count(" "):
         step = limit * 2
         parts = [block.text[i:i + step] for i in range(0, len(block.text), step)]
     else:
@@ -118,7 +118,7 @@ def chunk_text(text: str, chunk_words: int = 200, overlap_words: int = 30) -> li
 
     def emit() -> None:
         # A heading ends its line, so a reader (or the composer) never sees it glued to a sentence.
-        joiner = "" if all(HAN.search(b.text) for b in current) else " "
+        joiner = "" if all(has_han(b.text) for b in current) else " "
         text = ""
         for i, block in enumerate(current):
             if i:

@@ -132,7 +132,11 @@ class KnowledgeBase:
         """
         fresh = KnowledgeBase(self.settings, self.kb_dir, self.embedder_name)
         fresh._failed = self._failed
-        fresh.warm_up()
+        try:
+            fresh.warm_up()
+        except IndexUnavailable:
+            self._failed = fresh._failed  # the watcher asks this object again: never re-hash that build
+            raise
         return fresh
 
     def close(self) -> None:

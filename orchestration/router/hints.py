@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core.vocab import ALL_ISSUE_KINDS, SUBJECT_LABELS
+from core.vocab import SUBJECT_LABELS
 from perception.types import Perception
 
 from ..retrieval.filters import Filters
@@ -26,11 +26,6 @@ from .adjust import Hint
 from .config import PlanLimits
 from .draft import Draft
 from .templates import topic
-
-
-def issue_kinds() -> tuple[str, ...]:
-    """Every validation issue kind (the keys the retry table may use)."""
-    return ALL_ISSUE_KINDS
 
 RELAXABLE = ("status", "doc_type")
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from core.text import has_han, marker_numbers, strip_markers
+from core.text import has_han, strip_markers
 
 
 @pytest.mark.parametrize("text, stripped", [
@@ -14,11 +14,6 @@ from core.text import has_han, marker_numbers, strip_markers
 ])
 def test_strip_markers_removes_single_and_grouped_markers(text, stripped):
     assert " ".join(strip_markers(text).split()) == stripped
-
-
-def test_marker_numbers_lists_every_cited_number_in_order():
-    assert marker_numbers("see [2] and [1, 3]; again [2]") == [2, 1, 3, 2]
-    assert marker_numbers("none here") == []
 
 
 def test_has_han_sees_chinese_and_compatibility_ideographs_only():

@@ -179,3 +179,21 @@ def test_a_forked_child_keeps_the_hold_after_the_parent_closes(built, embedder):
         os.waitpid(pid, 0)
     assert not layout.is_held(build)
     assert np.asarray(kb.chunk_ids).size == 6
+
+
+def test_a_damaged_new_build_is_hashed_once_however_often_the_watcher_asks(built, embedder, tmp_path, monkeypatch):
+    """The build watcher calls reopened() every few seconds: a refused build must not be re-hashed each time."""
+    settings, kb_dir = built
+    kb = KnowledgeBase(settings, kb_dir, embedder.name)
+    kb.warm_up()
+    _write_corpus(tmp_path / "src", 2)
+    ingest(settings, kb_dir, embedder, progress=False)
+    _same_size_noise(layout.current_build(kb_dir) / "bm25" / "data.npy", 128)
+    from orchestration.kb import knowledge_base, manifest
+
+    calls = []
+    monkeypatch.setattr(knowledge_base, "verify", lambda *a: calls.append(a) or manifest.verify(*a))
+    for _ in range(3):
+        with pytest.raises(IndexUnavailable, match="bm25/data.npy"):
+            kb.reopened()
+    assert len(calls) == 1 and kb.ready  # the old build keeps serving
