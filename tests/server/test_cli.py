@@ -87,3 +87,19 @@ def test_bench_hands_its_options_to_the_benchmark(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["perceive", "fuel burn", "--sizes", "10"])  # other commands still refuse unknown options
     assert exit_info.value.code == 2 and "unrecognized arguments: --sizes 10" in capsys.readouterr().err
+
+
+def test_ingest_refuses_a_kb_name_that_would_leave_the_data_folder(tmp_path, monkeypatch, capsys):
+    """`ingest --kb "bad name/.."` wrote outside the KB folder."""
+    from server.cli import main
+
+    src = tmp_path / "docs"
+    src.mkdir()
+    (src / "a.md").write_text("# A\nSome text about fuel burn of the A320.\n", encoding="utf-8")
+    data = tmp_path / "var"
+    monkeypatch.setenv("SIGHTLINE_DATA_DIR", str(data))
+    code = main(["ingest", str(src), "--kb", "bad name/.."])
+    assert code in (1, 2)
+    assert "knowledge base name" in capsys.readouterr().err
+    assert not data.exists() or not any(data.rglob("*"))  # nothing written anywhere
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs"]
