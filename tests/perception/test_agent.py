@@ -177,7 +177,7 @@ def test_rules_win_over_ner(ner_agent):
 def test_bad_config_raises_config_error_on_warm_up(tmp_path):
     path = tmp_path / "perception.yaml"
     path.write_text("actions: {cues: {compair: {phrases: [vs]}}}\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"actions\.cues\.compair.*did you mean 'compare'"):
+    with pytest.raises(ConfigError, match=r"perception\.yaml: actions: cues: unknown key 'compair'.*'compare'"):
         PerceptionAgent(config_path=path).warm_up()
 
 
