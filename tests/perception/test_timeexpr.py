@@ -222,3 +222,11 @@ def test_cn_number(text, value):
 ])
 def test_open_ended_from(rules, text, expected):
     assert span(rules, text) == expected
+
+
+def test_the_package_reexports_its_modules_public_names():
+    import perception.timeexpr as package
+    from perception.timeexpr import calendar, numerals, recognise, types
+    for name in package.__all__:
+        owner = next(m for m in (calendar, numerals, recognise, types) if hasattr(m, name))
+        assert getattr(package, name) is getattr(owner, name)
