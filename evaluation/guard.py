@@ -126,7 +126,7 @@ def measure(data_dir: Path | None = None, work: Path | None = None, progress: bo
     from orchestration.paths import config_dir
     from orchestration.router.config import load_router_config
     from perception import PerceptionAgent
-    from server.loop import AnswerLoop
+    from server.bootstrap import build_loop
 
     from .multihop_loop import run_loop_eval
     from .rgb import run_rgb_lang
@@ -170,7 +170,7 @@ def measure(data_dir: Path | None = None, work: Path | None = None, progress: bo
         router = load_router_config(router_path, known_kbs=["guard_multihop"])
     finally:
         router_path.unlink()
-    loop = AnswerLoop(kb_config=loop_kbs.only("guard_multihop"), router_config=router,
+    loop = build_loop(kb_config=loop_kbs.only("guard_multihop"), router_config=router,
                       perception=PerceptionAgent(use_ner=False))
     loop.warm_up()
     routed = run_loop_eval(loop, "guard_multihop", mh_queries, progress)["metrics"]
@@ -180,7 +180,7 @@ def measure(data_dir: Path | None = None, work: Path | None = None, progress: bo
                                    "citation_precision")}}
 
     zh_router = load_router_config(config_dir() / "router.eval.yaml", known_kbs=["guard_rgb_zh"])
-    zh_loop = AnswerLoop(kb_config=loop_kbs.only("guard_rgb_zh"), router_config=zh_router,
+    zh_loop = build_loop(kb_config=loop_kbs.only("guard_rgb_zh"), router_config=zh_router,
                          perception=PerceptionAgent(use_ner=False))
     zh_loop.warm_up()
     scored = run_rgb_lang(zh_loop, "zh", zh_queries, progress, kb="guard_rgb_zh")["metrics"]

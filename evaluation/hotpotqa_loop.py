@@ -18,7 +18,8 @@ from orchestration.kb.config import KBConfig
 from orchestration.paths import config_dir
 from orchestration.router.config import load_router_config
 from perception import PerceptionAgent
-from server.loop import AnswerLoop, AskRequest
+from server.bootstrap import build_loop
+from server.loop import AskRequest
 
 from .datasets import EvalQuery
 from .metrics import mean_metrics
@@ -32,7 +33,7 @@ def run_hotpotqa_loop(kb_config: KBConfig, kb_name: str, queries: Sequence[EvalQ
     router = load_router_config(config_dir() / "router.eval.yaml", known_kbs=[kb_name])
     # The service default perception (spaCy NER on): names like "Sathish Kalathil" need it to be
     # seen as compared entities, and 100 queries afford it.
-    loop = AnswerLoop(kb_config=kb_config, router_config=router, perception=PerceptionAgent())
+    loop = build_loop(kb_config=kb_config, router_config=router, perception=PerceptionAgent())
     loop.warm_up()
     store = loop.retriever.kb(kb_name).store
     assert store is not None  # kb() opened the knowledge base or raised

@@ -24,6 +24,7 @@ from orchestration.kb.config import KBConfig
 from orchestration.paths import config_dir
 from orchestration.router.config import load_router_config
 from perception import PerceptionAgent
+from server import bootstrap
 from server.loop import AnswerLoop, AskRequest
 
 from .datasets import EvalQuery
@@ -51,7 +52,7 @@ def _query_date(query: EvalQuery) -> dt.date:
 def build_loop(kb_config: KBConfig, kb_name: str) -> AnswerLoop:
     """An AnswerLoop over one eval knowledge base with the MultiHop-RAG router config."""
     router = load_router_config(config_dir() / "router.multihop.yaml", known_kbs=[kb_name])
-    loop = AnswerLoop(kb_config=kb_config, router_config=router, perception=PerceptionAgent())
+    loop = bootstrap.build_loop(kb_config=kb_config, router_config=router, perception=PerceptionAgent())
     loop.warm_up()
     return loop
 

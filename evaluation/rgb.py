@@ -36,6 +36,7 @@ from orchestration.paths import config_dir
 from orchestration.retrieval.embedder import get_embedder
 from orchestration.router.config import load_router_config
 from perception import PerceptionAgent
+from server.bootstrap import build_loop
 from server.loop import AnswerLoop, AskRequest
 
 from .datasets import EvalQuery, read_jsonl
@@ -102,7 +103,7 @@ def build_rgb_kb(kb_config: KBConfig, lang: str, records: Sequence[dict], corpus
 def build_rgb_loop(kb_config: KBConfig, lang: str) -> AnswerLoop:
     name = KB_OF[lang]
     router = load_router_config(config_dir() / "router.eval.yaml", known_kbs=[name])
-    loop = AnswerLoop(kb_config=kb_config.only(name), router_config=router, perception=PerceptionAgent(use_ner=False))
+    loop = build_loop(kb_config=kb_config.only(name), router_config=router, perception=PerceptionAgent(use_ner=False))
     loop.warm_up()
     return loop
 

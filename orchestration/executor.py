@@ -44,8 +44,9 @@ class Executor:
         self.retriever.warm_up()
 
     def run(self, plan: Plan, trace: Trace, now: dt.date, acl_groups: Sequence[str] | None = (),
-            excluded: Collection[str] = (), candidates: int | None = None) -> list[ScoredChunk]:
-        """The evidence for a plan, best first, within plan.max_evidence and the word budget.
+            candidates: int | None = None) -> list[ScoredChunk]:
+        """The evidence for a plan, best first, within plan.max_evidence and the word budget,
+        without plan.excluded_chunks (what validation ruled out in an earlier attempt).
 
         Args:
             plan: the router's tasks and budgets.
@@ -53,7 +54,6 @@ class Executor:
             now: the date recency is measured against.
             acl_groups: the caller's groups (default none: public documents only; None, given
                 explicitly, disables the ACL filter for an unrestricted caller).
-            excluded: chunk ids validation ruled out in an earlier attempt.
             candidates: results per arm before fusion (None: each KB's setting).
         """
         if not plan.tasks:
@@ -62,7 +62,7 @@ class Executor:
                                   top_k=t.top_k, candidates=candidates) for t in plan.tasks]
         per_task = self.retriever.run(requests, trace, now=now, acl_groups=acl_groups)
         fused = self._fuse(plan, per_task, trace)
-        fused = self._exclude(fused, excluded, trace)
+        fused = self._exclude(fused, set(plan.excluded_chunks), trace)
         fused = self._dedupe(fused, trace, enough=plan.max_evidence)
         return self._budget(plan, fused, trace)
 

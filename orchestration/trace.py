@@ -1,7 +1,10 @@
 """The trace: every operation of a request with its parameters, counts, decisions and time.
 
-An operation records {op, params, input_count, output_count, kept, rejected {id: reason},
-ms, reason}. All operations of one request share the trace's `trace_id`.
+An operation records {op, stage, params, input_count, output_count, kept, rejected {id: reason},
+ms, reason}. All operations of one request share the trace's `trace_id`. The stage is the one
+the caller opened with `Trace.stage()` when the operation was recorded (perceive, route,
+retrieve, compose, validate): operations carry their stage, so nothing maps names to stages,
+and the stage's own wall time is kept in `Trace.stage_ms`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ class Operation:
 
     op: str
     params: dict[str, Any] = field(default_factory=dict)
+    stage: str = ""
     input_count: int = 0
     output_count: int = 0
     kept: list[str] = field(default_factory=list)
@@ -28,7 +32,7 @@ class Operation:
     reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"op": self.op, "params": self.params, "input_count": self.input_count,
+        return {"op": self.op, "stage": self.stage, "params": self.params, "input_count": self.input_count,
                 "output_count": self.output_count, "kept": list(self.kept),
                 "rejected": dict(self.rejected), "ms": round(self.ms, 3), "reason": self.reason}
 
@@ -39,11 +43,26 @@ class Trace:
     def __init__(self, trace_id: str | None = None) -> None:
         self.trace_id = trace_id or uuid.uuid4().hex
         self.operations: list[Operation] = []
+        self.stage_ms: dict[str, float] = {}
+        self._stage = ""
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """Time a stage of the request; operations recorded inside it carry its name.
+
+        A stage entered again (each retry attempt) adds to its time."""
+        outer, self._stage = self._stage, name
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.stage_ms[name] = self.stage_ms.get(name, 0.0) + (time.perf_counter() - started) * 1000
+            self._stage = outer
 
     @contextmanager
     def operation(self, op: str, **params: Any) -> Iterator[Operation]:
         """Time a block and record it; the block fills in counts, kept and rejected."""
-        record = Operation(op=op, params=params)
+        record = Operation(op=op, params=params, stage=self._stage)
         started = time.perf_counter()
         try:
             yield record
@@ -53,5 +72,6 @@ class Trace:
 
     def add(self, record: Operation) -> None:
         """Record an operation timed elsewhere (e.g. a validation check timed by its agent)."""
+        record.stage = record.stage or self._stage
         self.operations.append(record)
 

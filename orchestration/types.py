@@ -51,7 +51,11 @@ class RetrievalTask:
 
 @dataclass
 class Plan:
-    """The router's output: tasks plus the fusion and budget settings to run them with."""
+    """The router's output: tasks plus the fusion and budget settings to run them with.
+
+    `excluded_chunks` never come back from retrieval and `dropped_claims` (sentence texts) are
+    never composed again: what validation rejected in earlier attempts (router/adjust.py).
+    """
 
     tasks: list[RetrievalTask]
     fusion_method: str = "rrf"
@@ -60,12 +64,15 @@ class Plan:
     context_budget_words: int = 1200
     config_version: str = ""
     notes: list[str] = field(default_factory=list)  # rules that matched / were skipped, and why
+    excluded_chunks: list[str] = field(default_factory=list)
+    dropped_claims: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"tasks": [t.to_dict() for t in self.tasks], "fusion": {"method": self.fusion_method,
                 "k": self.fusion_k}, "max_evidence": self.max_evidence,
                 "context_budget_words": self.context_budget_words, "config_version": self.config_version,
-                "notes": list(self.notes)}
+                "notes": list(self.notes), "excluded_chunks": list(self.excluded_chunks),
+                "dropped_claims": list(self.dropped_claims)}
 
 
 @dataclass

@@ -107,7 +107,7 @@ def cmd_perceive(args: argparse.Namespace) -> int:
 # --- ask ------------------------------------------------------------------------------
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from .loop import AnswerLoop
+    from .bootstrap import build_loop
     from .render import render_answer
     from .schemas import parse_ask_request
 
@@ -124,7 +124,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     request.acl_groups = None if args.all_groups else args.groups
     request.caller = {"name": "operator", "kind": "operator",
                       "groups": ["*"] if args.all_groups else list(args.groups)}
-    loop = AnswerLoop(use_ner=not args.no_ner)
+    loop = build_loop(use_ner=not args.no_ner)
     loop.warm_up()
     response = loop.run(request)
     if args.json:

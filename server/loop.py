@@ -1,10 +1,11 @@
 """The agents loop: perceive, route, retrieve, compose, validate, retry. No Flask here.
 
 `AnswerLoop.run()` is what `POST /rag`, `sightline ask`, `sightline eval` and the benchmarks
-all call, so they behave the same. The loop owns the retry policy: validation issues become
-hints for the router (add a task for a missing entity, a date filter for stale sources, ...),
-rejected chunks and claims are excluded from the next attempt, and at most `max_retries`
-extra attempts run. Every attempt stays in the response.
+all call, so they behave the same. The loop owns the retry policy: validation's typed
+adjustments (add a task for a missing entity, a date window for stale sources, leave out a
+rejected chunk or claim, ...) accumulate and go to the router, which carries out those its
+retry table allows; at most `max_retries` extra attempts run. Every attempt stays in the
+response.
 """
 
 from __future__ import annotations
@@ -15,30 +16,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.text import strip_markers
 from orchestration.compose.extractive import ExtractiveComposer
 from orchestration.executor import Executor
-from orchestration.kb.config import KBConfig, load_kb_config
-from orchestration.kb.registry import open_knowledge_bases
-from orchestration.retrieval.embedder import get_embedder
+from orchestration.kb.config import KBConfig
 from orchestration.retrieval.search import Retriever
-from orchestration.router.config import RouterConfig, load_router_config
-from orchestration.router.hints import allowed as allowed_hints
+from orchestration.router.config import RouterConfig
 from orchestration.router.planner import Router
 from orchestration.trace import Operation, Trace
 from orchestration.types import Answer, Plan
 from perception import PerceptionAgent
 from validation.agent import ValidationAgent
-from validation.types import Hint, Verdict
+from validation.types import Adjustment, Verdict
 
 from .status import final_status, flag_issues, insufficient_text
 
 TRACE_LEVELS = ("none", "summary", "full")
 STAGES = ("perceive", "route", "retrieve", "compose", "validate")
-# trace operation name prefix -> stage it belongs to
-_STAGE_OF = {"perceive": "perceive", "route": "route", "embed": "retrieve", "retrieve": "retrieve",
-             "fuse": "retrieve", "credibility": "retrieve", "exclude": "retrieve", "dedupe": "retrieve",
-             "budget": "retrieve", "compose": "compose", "validate": "validate"}
 
 
 @dataclass
@@ -71,7 +64,7 @@ class Attempt:
     evidence_ids: list[str]
     answer: Answer
     verdict: Verdict
-    hints_in: list[Hint] = field(default_factory=list)
+    hints_in: list[Adjustment] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"attempt": self.number, "hints_in": [h.to_dict() for h in self.hints_in],
@@ -130,20 +123,20 @@ class AnswerResult:
 
 
 class AnswerLoop:
-    """The composition root of the three agents; cheap constructor, `warm_up()` loads models."""
+    """Runs requests through the three agents it is given (server.bootstrap.build_loop wires them);
+    cheap constructor, `warm_up()` loads models."""
 
-    def __init__(self, kb_config: KBConfig | None = None, router_config: RouterConfig | None = None,
-                 perception: PerceptionAgent | None = None, use_ner: bool = True) -> None:
-        self.kb_config = kb_config or load_kb_config()
-        knowledge_bases = open_knowledge_bases(self.kb_config)
-        self.router_config = router_config or load_router_config(known_kbs=list(knowledge_bases))
-        embedder = get_embedder(self.kb_config.embedder, self.kb_config.embedder_threads)
-        self.retriever = Retriever(knowledge_bases, embedder, self.router_config.credibility)
-        self.executor = Executor(self.retriever)
-        self.perception = perception or PerceptionAgent(use_ner=use_ner)
-        self.router = Router(self.router_config)
-        self.composer = ExtractiveComposer()
-        self.validator = ValidationAgent()
+    def __init__(self, kb_config: KBConfig, router_config: RouterConfig, retriever: Retriever, executor: Executor,
+                 perception: PerceptionAgent, router: Router, composer: ExtractiveComposer,
+                 validator: ValidationAgent) -> None:
+        self.kb_config = kb_config
+        self.router_config = router_config
+        self.retriever = retriever
+        self.executor = executor
+        self.perception = perception
+        self.router = router
+        self.composer = composer
+        self.validator = validator
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -181,35 +174,32 @@ class AnswerLoop:
         now = request.now or dt.datetime.now(dt.UTC).date()
         trace = Trace(request.trace_id)
         router, retries_allowed = self.router, self._max_retries(request)
-        with trace.operation("perceive", query=request.query, now=now.isoformat()) as op:
+        with trace.stage("perceive"), trace.operation("perceive", query=request.query, now=now.isoformat()) as op:
             perception = self.perception.run(request.query, now)
             op.output_count = len(perception.entities)
             op.reason = f"action={perception.action}, language={perception.language}"
         attempts: list[Attempt] = []
-        hints: list[Hint] = []
-        excluded_chunks: set[str] = set()
-        excluded_claims: list[str] = []
+        adjustments: list[Adjustment] = []
         overrides = {key: value for key, value in (("filters", request.filters), ("top_k", request.top_k))
                      if value is not None}
         for number in range(retries_allowed + 1):
-            with trace.operation("route", attempt=number, hints=[h.to_dict() for h in hints]) as op:
-                plan = router.run(perception, hints=hints, attempt=number, kbs=request.kbs, overrides=overrides)
+            with trace.stage("route"), trace.operation("route", attempt=number,
+                                                       hints=[a.to_dict() for a in adjustments]) as op:
+                plan = router.run(perception, hints=adjustments, attempt=number, kbs=request.kbs, overrides=overrides)
                 op.output_count = len(plan.tasks)
                 op.kept = [t.id for t in plan.tasks]
-            evidence = self.executor.run(plan, trace, now, acl_groups=request.acl_groups, excluded=excluded_chunks)
-            with trace.operation("compose", attempt=number, composer="extractive") as op:
-                answer = self.composer.run(perception, evidence, excluded_claims=excluded_claims)
+            with trace.stage("retrieve"):
+                evidence = self.executor.run(plan, trace, now, acl_groups=request.acl_groups)
+            with trace.stage("compose"), trace.operation("compose", attempt=number, composer="extractive") as op:
+                answer = self.composer.run(perception, evidence, excluded_claims=plan.dropped_claims)
                 op.input_count, op.output_count = len(evidence), len(answer.claims)
-            verdict = self._validate(perception, answer, evidence, now, trace, number)
-            attempts.append(Attempt(number, plan, [c.chunk_id for c in evidence], answer, verdict, list(hints)))
+            with trace.stage("validate"):
+                verdict = self._validate(perception, answer, evidence, now, trace, number)
+            attempts.append(Attempt(number, plan, [c.chunk_id for c in evidence], answer, verdict, list(adjustments)))
             if verdict.ok or number == retries_allowed or not verdict.hints:
                 break
-            hints = self._next_hints(hints, verdict)
-            excluded_chunks = router.excluded_chunks(hints)
-            excluded_claims += [strip_markers(answer.claims[h.params["claim"]].text)
-                                for h in allowed_hints(verdict.hints, router.config.retry)
-                                if h.action == "drop_claim" and isinstance(h.params.get("claim"), int)
-                                and h.params["claim"] < len(answer.claims)]
+            # adjustments accumulate (a fix found once keeps applying), without repeats
+            adjustments += [a for a in verdict.hints if a not in adjustments]
         final = attempts[-1]
         status = final_status(final.answer, final.verdict)
         text = final.answer.text
@@ -237,26 +227,9 @@ class AnswerLoop:
                                 rejected={f"{i.kind}#{k}": i.detail for k, i in enumerate(found)}))
         return verdict
 
-    @staticmethod
-    def _next_hints(previous: list[Hint], verdict: Verdict) -> list[Hint]:
-        """Hints accumulate across attempts (a fix found once keeps applying), without repeats."""
-        seen = {(h.action, repr(sorted(h.params.items()))) for h in previous}
-        out = list(previous)
-        for hint in verdict.hints:
-            key = (hint.action, repr(sorted(hint.params.items())))
-            if key not in seen:
-                seen.add(key)
-                out.append(hint)
-        return out
-
     def _result(self, request: AskRequest, trace: Trace, perception, attempts: list[Attempt], status: str,
                 text: str, started: float) -> AnswerResult:
-        timing = {stage: 0.0 for stage in STAGES}
-        for op in trace.operations:
-            stage = _STAGE_OF.get(op.op.split(".")[0])
-            if stage:
-                timing[stage] += op.ms
-        timing = {k: round(v, 3) for k, v in timing.items()}
+        timing = {stage: round(trace.stage_ms.get(stage, 0.0), 3) for stage in STAGES}
         timing["total"] = round((time.perf_counter() - started) * 1000, 3)
         caller = request.caller or {"name": "anonymous", "kind": "anonymous",
                                     "groups": ["*"] if request.acl_groups is None else list(request.acl_groups)}

@@ -86,7 +86,8 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
     task = _obj({"id": STR, "query": STR, "search": {"enum": ["vector", "keyword", "hybrid"]}, "kb": STR,
                  "weight": NUM, "priority": INT, "filters": OBJ, "top_k": INT, "rule": STR, "reason": STR})
     plan = _obj({"tasks": _arr(task), "fusion": _obj({"method": STR, "k": NUM}), "max_evidence": INT,
-                 "context_budget_words": INT, "config_version": STR, "notes": _arr(STR)})
+                 "context_budget_words": INT, "config_version": STR, "notes": _arr(STR),
+                 "excluded_chunks": _arr(STR), "dropped_claims": _arr(STR)})
     issue = _obj({"check": STR, "kind": STR, "detail": STR, "claim": {"type": ["integer", "null"]},
                   "chunk_id": NSTR, "entity": NSTR})
     hint = _obj({"action": STR, "reason": STR, "params": OBJ})
@@ -95,7 +96,7 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
                     "verdict": verdict, "plan": plan},
                    required=["attempt", "hints_in", "evidence", "answer", "verdict"],
                    description="One pass route -> retrieve -> compose -> validate; `plan` with trace=full only.")
-    operation = _obj({"op": STR, "input_count": INT, "output_count": INT, "ms": NUM, "reason": NSTR,
+    operation = _obj({"op": STR, "stage": STR, "input_count": INT, "output_count": INT, "ms": NUM, "reason": NSTR,
                       "params": OBJ, "kept": _arr(STR), "rejected": OBJ, "rejected_count": INT},
                      required=["op", "input_count", "output_count", "ms"],
                      description="trace=full: params, kept, rejected {id: reason}; trace=summary: rejected_count.")

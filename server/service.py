@@ -17,13 +17,11 @@ import logging
 import os
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError, NotReady, SightlineError
-from orchestration.kb.config import KBConfig, load_kb_config
-from orchestration.router.config import RouterConfig, load_router_config
+from orchestration.router.config import RouterConfig
 
 from . import metrics
 from .builds import BuildWatcher
@@ -34,37 +32,6 @@ from .settings import ServiceSettings
 
 log = logging.getLogger("sightline.service")
 RETRY_LOAD_SECONDS = 5.0
-
-
-def select_knowledge_bases(config: KBConfig, names: tuple[str, ...] | None) -> KBConfig:
-    """The KB config restricted to `names` (None: all); ConfigError lists the configured ones."""
-    if not names:
-        return config
-    unknown = [n for n in names if n not in config.knowledge_bases]
-    if unknown:
-        raise ConfigError(f"service setting knowledge_bases: unknown knowledge base '{unknown[0]}'; "
-                          f"configured in {config.source}: {', '.join(sorted(config.knowledge_bases))}",
-                          field="knowledge_bases")
-    return replace(config, knowledge_bases={n: config.knowledge_bases[n] for n in names})
-
-
-def limit_threads(workers: int) -> None:
-    """One intra-op thread per worker for torch and FAISS when several workers share the cores.
-
-    Set before the model is first used in the master: OpenMP pools created before fork() are
-    not usable in the children (a known cause of hangs), and with one thread none is created.
-    """
-    if workers <= 1:
-        return
-    import torch
-
-    torch.set_num_threads(1)
-    try:
-        import faiss
-
-        faiss.omp_set_num_threads(1)
-    except (ImportError, AttributeError):
-        pass
 
 
 WARM_UP_QUERIES = ("A320 fuel burn in 2023", "发票与合同不一致")
@@ -140,15 +107,11 @@ class Service:
             self._last_attempt = time.monotonic()
             started = time.perf_counter()
             try:
-                from .loop import AnswerLoop
+                from .bootstrap import build_loop
 
-                kb_config = select_knowledge_bases(load_kb_config(), self.settings.knowledge_bases)
-                workers = self.settings.worker_count
-                if workers > 1 and kb_config.embedder_threads is None:
-                    kb_config = replace(kb_config, embedder_threads=1)
-                limit_threads(workers)
-                config = load_router_config(self.settings.router_path, known_kbs=list(kb_config.knowledge_bases))
-                loop = AnswerLoop(kb_config=kb_config, router_config=config, use_ner=self.settings.use_ner)
+                loop = build_loop(use_ner=self.settings.use_ner, router_path=self.settings.router_path,
+                                  knowledge_bases=self.settings.knowledge_bases, workers=self.settings.worker_count)
+                config = loop.router_config
                 loop.warm_up()
                 warm_requests(loop)
             except SightlineError as exc:

@@ -7,7 +7,7 @@
 from validation.agent import DEFAULT_CHECKS, ValidationAgent
 from validation.context import STALE_STATUSES, CheckContext
 from validation.hints import HINT_RULES, hints_for
-from validation.types import ISSUE_KINDS, Hint, Issue, Verdict
+from validation.types import ISSUE_KINDS, Adjustment, Issue, Verdict
 
 __all__ = ["ValidationAgent", "DEFAULT_CHECKS", "CheckContext", "STALE_STATUSES", "HINT_RULES", "hints_for",
-           "ISSUE_KINDS", "Issue", "Hint", "Verdict"]
+           "ISSUE_KINDS", "Issue", "Adjustment", "Verdict"]

@@ -87,7 +87,7 @@ class ValidationAgent:
             started = time.perf_counter()
             issues.extend(check(perception, answer, evidence, context))
             timing[name] = round((time.perf_counter() - started) * 1000, 3)
-        hints = hints_for(issues, perception, evidence, context)
+        hints = hints_for(issues, perception, evidence, context, answer.claims)
         return Verdict(ok=not issues, issues=issues, hints=hints, checks_run=list(self.checks)), timing
 
     def context(self, now: dt.date | None = None,

@@ -1,66 +1,75 @@
-"""Retry hints: what the router should change next time, issue kind by issue kind.
+"""Retry adjustments: what the router should change next time, issue kind by issue kind.
 
-| issue kind                                   | hints (Hint.reason = the issue kind)              |
+| issue kind                                   | adjustments (reason = the issue kind)             |
 |----------------------------------------------|---------------------------------------------------|
-| missing_side                                 | add_entity_task {entity}                          |
-| outside_window                               | add_time_filter {start, end} (the query's window) |
-| too_old                                      | add_time_filter {start: now - max age, end: None, |
-|                                              |   kb}                                             |
-| stale_status                                 | exclude_status {values: [status]},                |
-|                                              |   exclude_chunk {chunk_id}                        |
-| missing_citation, invalid_citation,          | drop_claim {claim}, exclude_chunk {chunk_id}      |
-|   unsupported_number/_date/_term             |   (exclude_chunk only when the chunk is known)    |
-| wrong_direction, unit_mismatch               | drop_claim {claim}                                |
-| no_evidence                                  | widen {factor: 2}, relax_filters {}               |
+| missing_side                                 | AddEntityTask(entity)                             |
+| outside_window                               | NarrowWindow(start, end) (the query's window)     |
+| too_old                                      | NarrowWindow(start=now - max age, kb)             |
+| stale_status                                 | ExcludeStatus([status]), ExcludeChunks([chunk])   |
+| missing_citation, invalid_citation,          | DropClaims([claim text]), ExcludeChunks([chunk])  |
+|   unsupported_number/_date/_term             |   (ExcludeChunks only when the chunk is known)    |
+| wrong_direction, unit_mismatch               | DropClaims([claim text])                          |
+| no_evidence                                  | Widen(factor=2), RelaxFilters()                   |
 
-Hints come out in issue order, each issue's hints in the order above; a hint equal to an
-earlier one (same action and params) is dropped, so the list is deterministic and has no
-repeats. Every issue kind of ISSUE_KINDS has a row (a test keeps it so).
+Adjustments come out in issue order, each issue's in the order above; one equal to an earlier
+one is dropped, so the list is deterministic and has no repeats. Every issue kind of
+ISSUE_KINDS has a row (a test keeps it so). The classes are the router's (router/adjust.py).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from core.text import strip_markers
 from orchestration.retrieval.scored import ScoredChunk
+from orchestration.router.adjust import (
+    AddEntityTask,
+    Adjustment,
+    DropClaims,
+    ExcludeChunks,
+    ExcludeStatus,
+    NarrowWindow,
+    RelaxFilters,
+    Widen,
+)
+from orchestration.types import Claim
 from perception.types import Perception
 from validation.context import CheckContext
-from validation.types import Hint, Issue
+from validation.types import Issue
 
 WIDEN_FACTOR = 2
 
 
 @dataclass(frozen=True)
 class HintInputs:
-    """What a hint rule may read besides the issue."""
+    """What a rule may read besides the issue."""
 
     perception: Perception | None
     chunks: dict[str, ScoredChunk]
+    claims: Sequence[Claim]
     context: CheckContext
 
 
-Rule = Callable[[Issue, HintInputs], list[Hint]]
+Rule = Callable[[Issue, HintInputs], list[Adjustment]]
 
 
-def _add_entity_task(issue: Issue, inputs: HintInputs) -> list[Hint]:
+def _add_entity_task(issue: Issue, inputs: HintInputs) -> list[Adjustment]:
     """Search again for the side that has no evidence."""
-    return [Hint("add_entity_task", issue.kind, {"entity": issue.entity})] if issue.entity else []
+    return [AddEntityTask(reason=issue.kind, entity=issue.entity)] if issue.entity else []
 
 
-def _window_filter(issue: Issue, inputs: HintInputs) -> list[Hint]:
+def _window_filter(issue: Issue, inputs: HintInputs) -> list[Adjustment]:
     """Restrict retrieval to the query's own time window."""
     perception = inputs.perception
     window = perception.constraints.time if perception is not None else None
     if window is None:
         return []
-    return [Hint("add_time_filter", issue.kind, {"start": window.start.isoformat() if window.start else None,
-                                                  "end": window.end.isoformat() if window.end else None})]
+    return [NarrowWindow(reason=issue.kind, start=window.start, end=window.end)]
 
 
-def _age_filter(issue: Issue, inputs: HintInputs) -> list[Hint]:
+def _age_filter(issue: Issue, inputs: HintInputs) -> list[Adjustment]:
     """Restrict the chunk's KB to documents no older than its maximum age."""
     chunk = inputs.chunks.get(issue.chunk_id or "")
     if chunk is None:
@@ -69,35 +78,38 @@ def _age_filter(issue: Issue, inputs: HintInputs) -> list[Hint]:
     if limit is None:
         return []
     start = inputs.context.now - dt.timedelta(days=limit)
-    return [Hint("add_time_filter", issue.kind, {"start": start.isoformat(), "end": None, "kb": chunk.kb})]
+    return [NarrowWindow(reason=issue.kind, start=start, kb=chunk.kb)]
 
 
-def _exclude_stale(issue: Issue, inputs: HintInputs) -> list[Hint]:
+def _exclude_stale(issue: Issue, inputs: HintInputs) -> list[Adjustment]:
     """Filter out the stale status, and the chunk itself."""
     chunk = inputs.chunks.get(issue.chunk_id or "")
     status = str(chunk.metadata.get("status") or "").lower() if chunk is not None else ""
-    hints = [Hint("exclude_status", issue.kind, {"values": [status]})] if status else []
-    return hints + _exclude_chunk(issue)
+    out: list[Adjustment] = [ExcludeStatus(reason=issue.kind, values=(status,))] if status else []
+    return out + _exclude_chunk(issue)
 
 
-def _drop_and_exclude(issue: Issue, inputs: HintInputs) -> list[Hint]:
+def _drop_and_exclude(issue: Issue, inputs: HintInputs) -> list[Adjustment]:
     """Drop the unsupported claim and stop using the chunk it cited."""
     return _drop_claim(issue, inputs) + _exclude_chunk(issue)
 
 
-def _drop_claim(issue: Issue, inputs: HintInputs) -> list[Hint]:
-    """Drop the claim the issue is about."""
-    return [Hint("drop_claim", issue.kind, {"claim": issue.claim})] if issue.claim is not None else []
+def _drop_claim(issue: Issue, inputs: HintInputs) -> list[Adjustment]:
+    """Drop the claim the issue is about (by its text, so later attempts skip that sentence)."""
+    if issue.claim is None or not 0 <= issue.claim < len(inputs.claims):
+        return []
+    text = strip_markers(inputs.claims[issue.claim].text)
+    return [DropClaims(reason=issue.kind, claims=(text,))] if text else []
 
 
-def _exclude_chunk(issue: Issue) -> list[Hint]:
+def _exclude_chunk(issue: Issue) -> list[Adjustment]:
     """Leave the issue's chunk out of the next evidence."""
-    return [Hint("exclude_chunk", issue.kind, {"chunk_id": issue.chunk_id})] if issue.chunk_id else []
+    return [ExcludeChunks(reason=issue.kind, chunk_ids=(issue.chunk_id,))] if issue.chunk_id else []
 
 
-def _search_wider(issue: Issue, inputs: HintInputs) -> list[Hint]:
+def _search_wider(issue: Issue, inputs: HintInputs) -> list[Adjustment]:
     """Retrieve more, with fewer filters."""
-    return [Hint("widen", issue.kind, {"factor": WIDEN_FACTOR}), Hint("relax_filters", issue.kind, {})]
+    return [Widen(reason=issue.kind, factor=WIDEN_FACTOR), RelaxFilters(reason=issue.kind)]
 
 
 HINT_RULES: dict[str, Rule] = {
@@ -117,28 +129,24 @@ HINT_RULES: dict[str, Rule] = {
 
 
 def hints_for(issues: Sequence[Issue], perception: Perception | None, evidence: Sequence[ScoredChunk],
-              context: CheckContext) -> list[Hint]:
-    """The router hints for a list of issues, deduplicated, in a deterministic order.
+              context: CheckContext, claims: Sequence[Claim] = ()) -> list[Adjustment]:
+    """The router adjustments for a list of issues, deduplicated, in a deterministic order.
 
     Args:
         issues: the verdict's issues, in order.
         perception: gives the time window for outside_window.
         evidence: gives a chunk's KB and status for too_old and stale_status.
         context: now and the maximum ages.
+        claims: the answer's claims (an issue's `claim` indexes them).
 
     Returns:
-        Hints in issue order; an unknown issue kind yields none.
+        Adjustments in issue order; an unknown issue kind yields none.
     """
-    inputs = HintInputs(perception, {chunk.chunk_id: chunk for chunk in evidence}, context)
-    seen: set[tuple[str, str]] = set()
-    out: list[Hint] = []
+    inputs = HintInputs(perception, {chunk.chunk_id: chunk for chunk in evidence}, claims, context)
+    out: list[Adjustment] = []
     for issue in issues:
         rule = HINT_RULES.get(issue.kind)
-        for hint in rule(issue, inputs) if rule else []:
-            key = (hint.action, json.dumps(hint.params, sort_keys=True, default=str))
-            if key not in seen:
-                seen.add(key)
-                out.append(hint)
+        out += [a for a in (rule(issue, inputs) if rule else []) if a not in out]
     return out
 
 

@@ -1,6 +1,7 @@
 """Contracts the Validation agent produces (DESIGN.md section 3): issues, hints, the verdict.
 
-Issue kinds are core.vocab's; a hint is the router's adjustment contract (router/adjust.py).
+Issue kinds are core.vocab's; the verdict's hints are the router's typed adjustments
+(router/adjust.py): validation asks for them, the router carries them out.
 
 Findings are data, never exceptions.
 """
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.vocab import ISSUE_KINDS  # noqa: F401 - re-exported: check -> issue kinds
-from orchestration.router.adjust import Hint  # noqa: F401 - re-exported: what validation asks the router
+from orchestration.router.adjust import Adjustment  # noqa: F401 - re-exported: what validation asks the router
 
 
 @dataclass
@@ -44,7 +45,7 @@ class Verdict:
 
     ok: bool
     issues: list[Issue] = field(default_factory=list)
-    hints: list[Hint] = field(default_factory=list)
+    hints: list[Adjustment] = field(default_factory=list)
     checks_run: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:

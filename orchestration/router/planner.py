@@ -30,7 +30,7 @@ from perception.types import Perception
 from ..retrieval.filters import Filters
 from ..types import Plan, RetrievalTask
 from . import hints as hint_rules
-from .adjust import Hint
+from .adjust import Adjustment
 from .config import RouterConfig
 from .draft import Draft
 from .emit import describe_filters, expand, with_task
@@ -52,17 +52,14 @@ class Router:
     def warm_up(self) -> None:
         """Nothing to load: the config was validated when it was loaded."""
 
-    def excluded_chunks(self, hints: Sequence[Hint]) -> set[str]:
-        """Chunk ids the executor must drop: those of exclude_chunk hints the retry table allows."""
-        return hint_rules.excluded_chunks(hints, self.config.retry)
-
-    def run(self, perception: Perception, hints: Sequence[Hint] = (), attempt: int = 0,
+    def run(self, perception: Perception, hints: Sequence[Adjustment] = (), attempt: int = 0,
             kbs: Sequence[str] | None = None, overrides: dict[str, Any] | None = None) -> Plan:
         """The plan for one attempt.
 
         Args:
             perception: the query's perception.
-            hints: validation hints accumulated so far (applied when the retry table allows them).
+            hints: validation's adjustments accumulated so far (applied when the retry table allows
+                them; allowed ExcludeChunks / DropClaims become Plan.excluded_chunks / dropped_claims).
             attempt: 0 for the first attempt; recorded in the notes.
             kbs: the knowledge bases the request asked for (None or empty: every known one).
             overrides: request-level `filters` (Filters.to_dict form) and `top_k`; None values ignored.
@@ -80,13 +77,15 @@ class Router:
         filters, top_k = _overrides(overrides)
         drafts = self._emit(perception, allowed_kbs, top_k, notes)
         ctx = hint_rules.HintContext(perception, cfg.limits, allowed_kbs, notes)
-        drafts = hint_rules.apply(drafts, hints, cfg.retry, ctx)
+        applied = hint_rules.apply(drafts, hints, cfg.retry, ctx)
+        drafts = applied.drafts
         drafts = [_override(d, filters) for d in drafts] if filters else drafts
         drafts = [self._cap_top_k(d) for d in drafts]
         tasks = self._rank(_dedupe(drafts, notes), notes)
         return Plan(tasks=tasks, fusion_method=cfg.fusion.method, fusion_k=cfg.fusion.k,
                     max_evidence=cfg.limits.max_evidence, context_budget_words=cfg.limits.context_budget_words,
-                    config_version=cfg.version, notes=notes)
+                    config_version=cfg.version, notes=notes, excluded_chunks=sorted(applied.excluded_chunks),
+                    dropped_claims=applied.dropped_claims)
 
     # --- steps ---------------------------------------------------------------------------
 

@@ -49,7 +49,8 @@ def test_excluded_chunks_are_dropped_with_a_reason(demo_retriever):
     first = Executor(demo_retriever).run(plan, Trace(), NOW)
     banned = first[0].chunk_id
     trace = Trace()
-    second = Executor(demo_retriever).run(plan, trace, NOW, excluded={banned})
+    plan.excluded_chunks = [banned]
+    second = Executor(demo_retriever).run(plan, trace, NOW)
     assert banned not in [c.chunk_id for c in second]
     assert "validation rejected" in _ops(trace, "exclude")[0].rejected[banned]
 

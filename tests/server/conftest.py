@@ -36,10 +36,10 @@ def config_copy(tmp_path_factory) -> Path:
 def answer_loop(demo_kbs, config_copy):
     """One warmed AnswerLoop over the demo knowledge bases, router config from the copy."""
     from orchestration.router.config import load_router_config
-    from server.loop import AnswerLoop
+    from server.bootstrap import build_loop
 
     config = load_router_config(config_copy / "router.yaml", known_kbs=list(demo_kbs.knowledge_bases))
-    loop = AnswerLoop(kb_config=demo_kbs, router_config=config)
+    loop = build_loop(kb_config=demo_kbs, router_config=config)
     loop.warm_up()
     return loop
 

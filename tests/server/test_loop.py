@@ -16,7 +16,8 @@ from orchestration.compose.extractive import ExtractiveComposer
 from orchestration.paths import config_dir
 from orchestration.router.config import parse_router_config
 from perception import PerceptionAgent
-from server.loop import AnswerLoop, AskRequest
+from server.bootstrap import build_loop
+from server.loop import AskRequest
 from server.schemas import parse_ask_request
 
 NOW = dt.date(2025, 7, 10)
@@ -31,7 +32,7 @@ def perception():
 
 @pytest.fixture(scope="module")
 def loop(demo_kbs, perception):
-    service = AnswerLoop(kb_config=demo_kbs, perception=perception)
+    service = build_loop(kb_config=demo_kbs, perception=perception)
     service.warm_up()
     return service
 
@@ -111,7 +112,7 @@ def test_stale_source_is_caught_and_the_retry_answers_from_the_current_revision(
     # An operator removed the status exclusions, so the superseded 2021 manual (3% allowance)
     # gets cited. Validation flags it; the retry filters superseded documents out and the
     # answer comes from the 2023 revision (2% instead of 3%).
-    loop = AnswerLoop(kb_config=demo_kbs, perception=perception,
+    loop = build_loop(kb_config=demo_kbs, perception=perception,
                       router_config=_router_without(["compare-per-entity"]))
     loop.warm_up()
     body = _ask(loop, "What engine deterioration allowance did the A320neo fuel figures use?", kb=["manuals"])
@@ -124,7 +125,7 @@ def test_stale_source_is_caught_and_the_retry_answers_from_the_current_revision(
 
 
 def test_too_old_source_is_replaced_by_a_current_one_on_retry(demo_kbs, perception):
-    loop = AnswerLoop(kb_config=demo_kbs, perception=perception,
+    loop = build_loop(kb_config=demo_kbs, perception=perception,
                       router_config=_router_without(["compare-per-entity"]))
     loop.warm_up()
     body = _ask(loop, "Which A320neo manual gives a fuel burn of 2,350 kg per block hour?", kb=["manuals"])
@@ -139,7 +140,7 @@ def test_too_old_source_is_replaced_by_a_current_one_on_retry(demo_kbs, percepti
 def test_missing_comparison_side_gets_its_own_task_on_retry(demo_kbs, perception):
     # Without the per-entity rule, one broad task with top_k=1 finds only one ticket;
     # validation reports the other side missing and the retry searches for it alone.
-    loop = AnswerLoop(kb_config=demo_kbs, perception=perception,
+    loop = build_loop(kb_config=demo_kbs, perception=perception,
                       router_config=_router_without(["compare-per-entity"]))
     loop.warm_up()
     body = _ask(loop, "Compare ticket TCK-1043 and ticket TCK-1038", kb=["reports"], top_k=1)
@@ -173,7 +174,7 @@ class DriftingComposer(ExtractiveComposer):
 
 
 def test_drifted_number_is_caught_and_the_retry_answers_without_it(demo_kbs, perception):
-    loop = AnswerLoop(kb_config=demo_kbs, perception=perception)
+    loop = build_loop(kb_config=demo_kbs, perception=perception)
     loop.composer = DriftingComposer()
     loop.warm_up()
     body = _ask(loop, "What defect closure rate does the quality summary report?", kb=["reports"])
@@ -182,6 +183,9 @@ def test_drifted_number_is_caught_and_the_retry_answers_without_it(demo_kbs, per
     assert "85%" in body["attempts"][0]["answer"]
     assert "85%" in body["attempts"][0]["answer"] and "2025 was 85%" not in body["answer"]
     assert body["status"] in ("answered", "partial")
+    # the rejected sentence reaches the composer through the next plan, not through the loop
+    retry_plan = body["attempts"][1]["plan"]
+    assert any("85%" in text for text in retry_plan["dropped_claims"]), retry_plan
 
 
 def test_every_attempt_and_operation_is_in_the_response(loop):
@@ -194,6 +198,14 @@ def test_every_attempt_and_operation_is_in_the_response(loop):
                for o in body["operations"])
     assert set(body["timing"]) == {"perceive", "route", "retrieve", "compose", "validate", "total"}
     assert body["config_version"] == loop.router_config.version
+    # every operation carries the stage it ran in; stage times are wall times inside the total
+    stage_of = {o["op"]: o["stage"] for o in body["operations"]}
+    assert {stage_of[op] for op in ("embed", "retrieve.keyword", "fuse.tasks", "dedupe", "budget")} == {"retrieve"}
+    assert (stage_of["perceive"], stage_of["route"], stage_of["compose"], stage_of["validate.citation"]) == (
+        "perceive", "route", "compose", "validate")
+    stages = sum(v for k, v in body["timing"].items() if k != "total")
+    assert 0 < stages <= body["timing"]["total"] + 0.01
+    assert body["timing"]["retrieve"] >= sum(o["ms"] for o in body["operations"] if o["stage"] == "retrieve") - 0.01
 
 
 def test_trace_levels_trim_the_response(loop):
@@ -204,7 +216,7 @@ def test_trace_levels_trim_the_response(loop):
 
 
 def test_max_retries_zero_runs_one_attempt(demo_kbs, perception):
-    loop = AnswerLoop(kb_config=demo_kbs, perception=perception, router_config=_router_without(["compare-per-entity"]))
+    loop = build_loop(kb_config=demo_kbs, perception=perception, router_config=_router_without(["compare-per-entity"]))
     loop.warm_up()
     body = _ask(loop, "What engine deterioration allowance did the A320neo fuel figures use?", kb=["manuals"],
                 max_retries=0)

@@ -100,3 +100,18 @@ ORDER_0705 = chunk("reports-po-2025-0705", "USD 62,300")
 
 EVIDENCE = [A320_2023, A320_2021, A320_2023_ZH, MAX8_2023, COMPARISON_2023, QUALITY_Q2, QUALITY_Q1_ZH,
             INVOICE_2024, INVOICE_2025_DRAFT, TRAVEL_2021, TRAVEL_2023, FAULT_E4027, ORDER_0688, ORDER_0705]
+
+
+def rows(adjustments, claims=()) -> list[tuple]:
+    """(action, params, reason) of each adjustment; a DropClaims shown as {"claim": i}, the index of
+    the answer claim whose text (markers stripped) it names, so a table row reads like the issue."""
+    from core.text import strip_markers
+
+    texts = [strip_markers(c.text) for c in claims]
+    out = []
+    for a in adjustments:
+        params = a.params()
+        if a.action == "drop_claim":
+            params = {"claim": texts.index(a.claims[0])} if len(a.claims) == 1 and a.claims[0] in texts else params
+        out.append((a.action, params, a.reason))
+    return out

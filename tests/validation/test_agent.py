@@ -10,7 +10,7 @@ from core.errors import ConfigError
 from orchestration.types import Claim
 from validation import DEFAULT_CHECKS, HINT_RULES, ISSUE_KINDS, CheckContext, Issue, ValidationAgent, hints_for
 
-from .conftest import A320_2021, A320_2023, COMPARISON_2023, EVIDENCE, MAX8_2023, NOW, QUALITY_Q2, answer
+from .conftest import A320_2021, A320_2023, COMPARISON_2023, EVIDENCE, MAX8_2023, NOW, QUALITY_Q2, answer, rows
 
 COMPARE = "Compare A320 vs B737 fuel burn in 2023"
 GOOD = answer([
@@ -62,8 +62,10 @@ def test_a_bad_answer_collects_issues_in_check_order(agent, perceive):
         ("drop_claim", "unsupported_number"), ("exclude_chunk", "unsupported_number"),
         ("drop_claim", "unsupported_number"), ("exclude_chunk", "unsupported_number"),
         ("add_time_filter", "outside_window"),
-        ("exclude_status", "stale_status"),
-    ]  # deduplicated: wrong_direction's drop_claim(2) and the second window filter were already there
+        ("exclude_status", "stale_status"), ("exclude_chunk", "stale_status"),
+        ("drop_claim", "wrong_direction"),
+    ]  # the second window filter repeats the first and is dropped; an equal adjustment for another
+    # issue kind stays (the retry table allows adjustments per kind)
     json.dumps(verdict.to_dict())
 
 
@@ -111,10 +113,11 @@ def test_every_issue_kind_has_a_hint_rule():
 
 @pytest.mark.parametrize("kind, params, expected", [
     ("missing_citation", {"claim": 3}, [("drop_claim", {"claim": 3})]),
+    ("missing_citation", {"claim": 9}, []),  # a claim the answer does not have: nothing to drop
     ("invalid_citation", {"claim": 1, "chunk_id": "x#0"},
-     [("drop_claim", {"claim": 1}), ("exclude_chunk", {"chunk_id": "x#0"})]),
+     [("drop_claim", {"claim": 1}), ("exclude_chunk", {"chunk_ids": ["x#0"]})]),
     ("unsupported_term", {"claim": 0, "chunk_id": "x#0"},
-     [("drop_claim", {"claim": 0}), ("exclude_chunk", {"chunk_id": "x#0"})]),
+     [("drop_claim", {"claim": 0}), ("exclude_chunk", {"chunk_ids": ["x#0"]})]),
     ("missing_side", {"entity": "B737"}, [("add_entity_task", {"entity": "B737"})]),
     ("outside_window", {"chunk_id": "x#0"}, []),  # no window in the perception: nothing to add
     ("too_old", {"chunk_id": "unknown#0"}, []),  # chunk not in the evidence: no KB, no limit
@@ -122,8 +125,9 @@ def test_every_issue_kind_has_a_hint_rule():
 def test_hint_table_rows(kind, params, expected):
     check = next(c for c, kinds in ISSUE_KINDS.items() if kind in kinds)
     issue = Issue(check, kind, "detail", **params)
-    hints = hints_for([issue], None, EVIDENCE, CheckContext(now=NOW, max_age_days={"*": 10}))
-    assert [(h.action, h.params) for h in hints] == expected
+    claims = [Claim(f"Claim number {i} [1].", [1]) for i in range(4)]
+    hints = hints_for([issue], None, EVIDENCE, CheckContext(now=NOW, max_age_days={"*": 10}), claims)
+    assert [(action, params) for action, params, _ in rows(hints, claims)] == expected
     assert all(h.reason == kind for h in hints)
 
 
@@ -132,10 +136,14 @@ def test_hints_are_deduplicated():
               Issue("citation", "unsupported_date", "d", claim=0, chunk_id="a#0"),
               Issue("freshness", "stale_status", "d", claim=0, chunk_id=A320_2021.chunk_id),
               Issue("freshness", "stale_status", "d", claim=1, chunk_id=A320_2021.chunk_id)]
-    hints = hints_for(issues, None, EVIDENCE, CheckContext(now=NOW))
+    claims = [Claim("First [1].", [1]), Claim("Second [1].", [1])]
+    hints = hints_for(issues, None, EVIDENCE, CheckContext(now=NOW), claims)
     assert [(h.action, h.reason) for h in hints] == [
         ("drop_claim", "unsupported_number"), ("exclude_chunk", "unsupported_number"),
-        ("exclude_status", "stale_status"), ("exclude_chunk", "stale_status")]
+        ("drop_claim", "unsupported_date"), ("exclude_chunk", "unsupported_date"),
+        ("exclude_status", "stale_status"), ("exclude_chunk", "stale_status"),
+    ]  # the second stale_status issue asks for what the first did; the retry table allows per kind,
+    # so the same change asked for by two kinds stays twice
 
 
 def test_odd_inputs_are_findings_not_errors(agent, perceive):

@@ -23,6 +23,7 @@ from .conftest import (
     QUALITY_Q1_ZH,
     QUALITY_Q2,
     answer,
+    rows,
 )
 
 
@@ -64,18 +65,18 @@ CASES = [
     Case("chunk not in evidence",
          answer([fact("In the 2021 revision, the A320neo burns 2,350 kg per block hour [1].", 1)], [A320_2021]),
          answer([fact(A320_OK, 1)], [A320_2023]),
-         "invalid_citation", [("drop_claim", {"claim": 0}), ("exclude_chunk", {"chunk_id": A320_2021.chunk_id})],
+         "invalid_citation", [("drop_claim", {"claim": 0}), ("exclude_chunk", {"chunk_ids": [A320_2021.chunk_id]})],
          evidence=EVIDENCE_WITHOUT_2021),
     Case("drifted percentage 87% -> 85%",
          answer([fact("The defect closure rate in Q2 2025 was 85% [1].", 1)], [QUALITY_Q2]),
          answer([fact("The defect closure rate in Q2 2025 was 87% [1].", 1)], [QUALITY_Q2]),
          "unsupported_number",
-         [("drop_claim", {"claim": 0}), ("exclude_chunk", {"chunk_id": QUALITY_Q2.chunk_id})]),
+         [("drop_claim", {"claim": 0}), ("exclude_chunk", {"chunk_ids": [QUALITY_Q2.chunk_id]})]),
     Case("drifted number 2,290 -> 2,390",
          answer([fact("The A320neo burns 2,390 kg/h [1].", 1)], [A320_2023]),
          answer([fact("The A320neo burns 2,290 kg/h [1].", 1)], [A320_2023]),
          "unsupported_number",
-         [("drop_claim", {"claim": 0}), ("exclude_chunk", {"chunk_id": A320_2023.chunk_id})]),
+         [("drop_claim", {"claim": 0}), ("exclude_chunk", {"chunk_ids": [A320_2023.chunk_id]})]),
     Case("number of another aircraft",
          answer([fact("The 737 MAX 8 burns 2,290 kg of fuel per block hour [1].", 1)], [COMPARISON_2023]),
          answer([fact("The 737 MAX 8 burns 2,360 kg of fuel per block hour [1].", 1)], [COMPARISON_2023]),
@@ -107,7 +108,7 @@ CASES = [
                 [A320_2023]),
          answer([fact("The A320neo Performance Manual, Revision 2023 is effective from 2023-04-01 [1].", 1)],
                 [A320_2023]),
-         "unsupported_date", [("drop_claim", {"claim": 0}), ("exclude_chunk", {"chunk_id": A320_2023.chunk_id})]),
+         "unsupported_date", [("drop_claim", {"claim": 0}), ("exclude_chunk", {"chunk_ids": [A320_2023.chunk_id]})]),
     Case("wrong year",
          answer([fact("In 2024, the A320neo burns 2,290 kg of fuel per block hour [1].", 1)], [COMPARISON_2023]),
          answer([fact("In 2023, the A320neo burns 2,290 kg of fuel per block hour [1].", 1)], [COMPARISON_2023]),
@@ -116,7 +117,7 @@ CASES = [
          answer([fact("A new Vendor Settlement Office would handle mismatched invoices [1].", 1)], [A320_2023]),
          answer([fact("A new Vendor Settlement Office would handle mismatched invoices [1].", 1)],
                 [INVOICE_2025_DRAFT]),
-         "unsupported_term", [("drop_claim", {"claim": 0}), ("exclude_chunk", {"chunk_id": A320_2023.chunk_id})]),
+         "unsupported_term", [("drop_claim", {"claim": 0}), ("exclude_chunk", {"chunk_ids": [A320_2023.chunk_id]})]),
     Case("code the source does not mention",
          answer([fact("Fault code E4031 is an engine vibration exceedance reported by the EVMU [1].", 1)],
                 [FAULT_E4027]),
@@ -141,7 +142,8 @@ def test_failing_answer_reports_the_kind_and_its_hints(case, context):
     assert all(i.check == "citation" and i.kind in ISSUE_KINDS["citation"] for i in issues)
     issue = next(i for i in issues if i.kind == case.kind)
     assert issue.claim == 0 and issue.detail
-    hints = [(h.action, h.params) for h in hints_for([issue], None, case.evidence, context)]
+    hints = [(action, params) for action, params, _ in
+             rows(hints_for([issue], None, case.evidence, context, case.bad.claims), case.bad.claims)]
     for expected in case.hints:
         assert expected in hints
     assert all(h.reason == case.kind for h in hints_for([issue], None, case.evidence, context))

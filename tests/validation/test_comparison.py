@@ -8,7 +8,7 @@ from orchestration.types import Claim
 from validation import ISSUE_KINDS, hints_for
 from validation.checks import comparison
 
-from .conftest import A320_2023, A320_2023_ZH, COMPARISON_2023, EVIDENCE, MAX8_2023, answer
+from .conftest import A320_2023, A320_2023_ZH, COMPARISON_2023, EVIDENCE, MAX8_2023, answer, rows
 
 COMPARE = "Compare A320 vs B737 fuel burn"
 COMPARE_ZH = "比较 A320neo 和 波音737 MAX 8 的油耗"
@@ -37,7 +37,7 @@ def test_missing_side(evidence, perceive, context):
     assert kinds(issues) == ["missing_side"] and issues[0].entity == "B737"
     assert ("not cited" in issues[0].detail) == (evidence is EVIDENCE)
     hints = hints_for(issues, perception, evidence, context)
-    assert [(h.action, h.params, h.reason) for h in hints] == [
+    assert [(h.action, h.params(), h.reason) for h in hints] == [
         ("add_entity_task", {"entity": "B737"}, "missing_side")]
 
 
@@ -87,8 +87,8 @@ def test_direction(relation_, a, b, wrong, perceive, context):
     assert kinds(issues) == (["wrong_direction"] if wrong else [])
     if wrong:
         assert issues[0].claim == 0
-        hints = hints_for(issues, None, EVIDENCE, context)
-        assert [(h.action, h.params, h.reason) for h in hints] == [("drop_claim", {"claim": 0}, "wrong_direction")]
+        hints = hints_for(issues, None, EVIDENCE, context, result.claims)
+        assert rows(hints, result.claims) == [("drop_claim", {"claim": 0}, "wrong_direction")]
 
 
 def test_unit_mismatch(perceive, context):
@@ -97,8 +97,8 @@ def test_unit_mismatch(perceive, context):
     issues = comparison.check(perceive(COMPARE), bad, EVIDENCE, context)
     assert kinds(issues) == ["unit_mismatch"] and issues[0].claim == 2
     assert "kg/seat/h" in issues[0].detail
-    hints = hints_for(issues, None, EVIDENCE, context)
-    assert [(h.action, h.params, h.reason) for h in hints] == [("drop_claim", {"claim": 2}, "unit_mismatch")]
+    hints = hints_for(issues, None, EVIDENCE, context, bad.claims)
+    assert rows(hints, bad.claims) == [("drop_claim", {"claim": 2}, "unit_mismatch")]
     fixed = answer([A320_FACT, MAX8_FACT, relation("lower", values(12.7, 13.3, "kg/seat/h", "kg/seat/h"))],
                    [A320_2023, MAX8_2023])
     assert comparison.check(perceive(COMPARE), fixed, EVIDENCE, context) == []

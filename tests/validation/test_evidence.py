@@ -28,7 +28,7 @@ def test_no_evidence(claims, cited, chunks, perceive, context):
     assert [(i.check, i.kind) for i in issues] == [("evidence", "no_evidence")]
     assert issues[0].kind in ISSUE_KINDS["evidence"] and issues[0].claim is None
     hints = hints_for(issues, perception, chunks, context)
-    assert [(h.action, h.params, h.reason) for h in hints] == [
+    assert [(h.action, h.params(), h.reason) for h in hints] == [
         ("widen", {"factor": 2}, "no_evidence"), ("relax_filters", {}, "no_evidence")]
 
 

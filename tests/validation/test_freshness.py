@@ -47,9 +47,9 @@ def test_stale_source_is_flagged_and_the_current_one_is_not(query, stale, curren
     issues = freshness.check(perception, cite(stale), EVIDENCE, context)
     assert kinds(issues) == ["stale_status"]
     assert issues[0].chunk_id == stale.chunk_id and status in issues[0].detail
-    hints = [(h.action, h.params, h.reason) for h in hints_for(issues, perception, EVIDENCE, context)]
+    hints = [(h.action, h.params(), h.reason) for h in hints_for(issues, perception, EVIDENCE, context)]
     assert hints == [("exclude_status", {"values": [status]}, "stale_status"),
-                     ("exclude_chunk", {"chunk_id": stale.chunk_id}, "stale_status")]
+                     ("exclude_chunk", {"chunk_ids": [stale.chunk_id]}, "stale_status")]
     assert freshness.check(perception, cite(current), EVIDENCE, context) == []
 
 
@@ -69,8 +69,8 @@ def test_outside_window(perceive, context):
     issues = freshness.check(perception, cite(ORDER_0688), EVIDENCE, context)  # dated 2025-06-27
     assert kinds(issues) == ["outside_window"] and issues[0].chunk_id == ORDER_0688.chunk_id
     hints = hints_for(issues, perception, EVIDENCE, context)
-    assert [(h.action, h.params, h.reason) for h in hints] == [
-        ("add_time_filter", {"start": "2025-07-03", "end": "2025-07-10"}, "outside_window")]
+    assert [(h.action, h.params(), h.reason) for h in hints] == [
+        ("add_time_filter", {"start": "2025-07-03", "end": "2025-07-10", "kb": None}, "outside_window")]
     assert freshness.check(perception, cite(ORDER_0705), EVIDENCE, context) == []  # dated 2025-07-04
 
 
@@ -102,7 +102,7 @@ def test_too_old_without_window(ages, flagged, perceive):
         limit = 730
         hints = hints_for(issues, perception, EVIDENCE, context)
         start = (NOW - dt.timedelta(days=limit)).isoformat()
-        assert [(h.action, h.params, h.reason) for h in hints] == [
+        assert [(h.action, h.params(), h.reason) for h in hints] == [
             ("add_time_filter", {"start": start, "end": None, "kb": "manuals"}, "too_old")]
 
 

@@ -180,6 +180,7 @@ def test_validation_suggests_exactly_the_adjustments_of_the_contract_table():
 
     from orchestration.retrieval.scored import ScoredChunk
     from orchestration.router.adjust import SUGGESTED
+    from orchestration.types import Claim
     from perception.types import Constraints, Perception, TimeWindow
     from validation.context import CheckContext
     from validation.hints import HINT_RULES, hints_for
@@ -192,5 +193,5 @@ def test_validation_suggests_exactly_the_adjustments_of_the_contract_table():
     context = CheckContext(now=dt.date(2025, 7, 1), max_age_days={"*": 365})
     for kind in SUGGESTED:
         issue = Issue("x", kind, "detail", claim=0, chunk_id="c1", entity="A320")
-        produced = {h.action for h in hints_for([issue], perception, [chunk], context)}
+        produced = {h.action for h in hints_for([issue], perception, [chunk], context, [Claim("A320 [1].", [1])])}
         assert produced and produced <= set(SUGGESTED[kind]), (kind, produced)

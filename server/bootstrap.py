@@ -1,0 +1,89 @@
+"""Building the AnswerLoop: configs read, knowledge bases opened, the three agents put together.
+
+The one place that knows how the parts are wired. `POST /rag` (server.service), `sightline
+ask`, `sightline eval` and the benchmarks all get their loop from `build_loop()`, so they run
+the same composition; `AnswerLoop` itself only runs requests through the parts it is given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from core.errors import ConfigError
+from orchestration.compose.extractive import ExtractiveComposer
+from orchestration.executor import Executor
+from orchestration.kb.config import KBConfig, load_kb_config
+from orchestration.kb.registry import open_knowledge_bases
+from orchestration.retrieval.embedder import get_embedder
+from orchestration.retrieval.search import Retriever
+from orchestration.router.config import RouterConfig, load_router_config
+from orchestration.router.planner import Router
+from perception import PerceptionAgent
+from validation.agent import ValidationAgent
+
+from .loop import AnswerLoop
+
+
+def select_knowledge_bases(config: KBConfig, names: tuple[str, ...] | None) -> KBConfig:
+    """The KB config restricted to `names` (None: all); ConfigError lists the configured ones."""
+    if not names:
+        return config
+    unknown = [n for n in names if n not in config.knowledge_bases]
+    if unknown:
+        raise ConfigError(f"service setting knowledge_bases: unknown knowledge base '{unknown[0]}'; "
+                          f"configured in {config.source}: {', '.join(sorted(config.knowledge_bases))}",
+                          field="knowledge_bases")
+    return replace(config, knowledge_bases={n: config.knowledge_bases[n] for n in names})
+
+
+def limit_threads(workers: int) -> None:
+    """One intra-op thread per worker for torch and FAISS when several workers share the cores.
+
+    Set before the model is first used in the master: OpenMP pools created before fork() are
+    not usable in the children (a known cause of hangs), and with one thread none is created.
+    """
+    if workers <= 1:
+        return
+    import torch
+
+    torch.set_num_threads(1)
+    try:
+        import faiss
+
+        faiss.omp_set_num_threads(1)
+    except (ImportError, AttributeError):
+        pass
+
+
+def build_loop(kb_config: KBConfig | None = None, router_config: RouterConfig | None = None,
+               perception: PerceptionAgent | None = None, use_ner: bool = True,
+               router_path: Path | None = None, knowledge_bases: tuple[str, ...] | None = None,
+               workers: int = 1) -> AnswerLoop:
+    """An AnswerLoop over the configured knowledge bases (cheap: call `warm_up()` to load models).
+
+    Args:
+        kb_config: the knowledge bases (default: config/knowledge_bases.yaml).
+        router_config: a validated router config (default: loaded from `router_path`).
+        perception: a Perception agent to share (default: a new one, with NER when `use_ner`).
+        use_ner: whether a new Perception agent runs the spaCy NER model.
+        router_path: the router file when `router_config` is not given (default: config/router.yaml).
+        knowledge_bases: serve only these KBs of the config (None: all).
+        workers: processes that will share the cores; above 1, torch and FAISS get one thread
+            each and the embedder one thread unless the KB config sets embedder_threads.
+
+    Raises:
+        ConfigError: a config file (or `knowledge_bases`) is invalid.
+        SightlineError: an index cannot be opened (the message names the rebuild command).
+    """
+    kb_config = select_knowledge_bases(kb_config or load_kb_config(), knowledge_bases)
+    if workers > 1 and kb_config.embedder_threads is None:
+        kb_config = replace(kb_config, embedder_threads=1)
+    limit_threads(workers)
+    opened = open_knowledge_bases(kb_config)
+    router_config = router_config or load_router_config(router_path, known_kbs=list(opened))
+    embedder = get_embedder(kb_config.embedder, kb_config.embedder_threads)
+    retriever = Retriever(opened, embedder, router_config.credibility)
+    return AnswerLoop(kb_config=kb_config, router_config=router_config, retriever=retriever,
+                      executor=Executor(retriever), perception=perception or PerceptionAgent(use_ner=use_ner),
+                      router=Router(router_config), composer=ExtractiveComposer(), validator=ValidationAgent())
