@@ -9,6 +9,7 @@ dotted config path in `field`, so an operator reading a log line knows which lin
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -43,6 +44,11 @@ class Where:
         if section is None:
             section = f"{self.section}: {key}" if self.section else str(key)
         return Where(self.source, section, path)
+
+    @classmethod
+    def environment(cls, name: str, field: str) -> Where:
+        """The place of an environment variable that overrides the config value `field`."""
+        return cls(f"environment variable {name}", field, field)
 
     def fail(self, message: str) -> ConfigError:
         """The error for a problem at this place (raise it)."""
@@ -121,14 +127,14 @@ def integer(where: Where, value: Any, minimum: int, maximum: int | None = None) 
 
 
 def number(where: Where, value: Any, minimum: float, maximum: float | None = None,
-           exclusive_minimum: bool = False) -> float:
-    """A number within the bounds (booleans refused)."""
+           exclusive_minimum: bool = False, finite: bool = False) -> float:
+    """A number within the bounds (booleans refused; with `finite`, infinity too)."""
     low_ok = isinstance(value, (int, float)) and not isinstance(value, bool) and (
         value > minimum if exclusive_minimum else value >= minimum)
-    if not low_ok or (maximum is not None and value > maximum):
+    if not low_ok or (maximum is not None and value > maximum) or (finite and not math.isfinite(value)):
         low = f"> {minimum}" if exclusive_minimum else f">= {minimum}"
         bound = low if maximum is None else f"{low} and <= {maximum}"
-        raise where.fail(f"must be a number {bound}, got {value!r}")
+        raise where.fail(f"must be a {'finite ' if finite else ''}number {bound}, got {value!r}")
     return float(value)
 
 
@@ -145,3 +151,28 @@ def regex(where: Where, value: Any) -> re.Pattern:
         return re.compile(text(where, value), re.IGNORECASE)
     except re.error as exc:
         raise where.fail(f"not a valid regular expression ({exc})") from exc
+
+
+TRUE_WORDS = ("1", "true", "yes")
+FALSE_WORDS = ("0", "false", "no")
+
+
+def from_text(value: str, kind: type) -> Any:
+    """An environment variable's (or a command-line flag's) text as the value a config file would hold.
+
+    So one check reads both: text that spells an int or a float becomes that number, text
+    in TRUE_WORDS or FALSE_WORDS (any case) becomes a bool; any other kind keeps the text.
+    Text that does not read as `kind` comes back unchanged, and the check that follows
+    refuses it, quoting it ("must be an integer >= 1, got 'many'").
+    """
+    word = value.strip()
+    if kind is bool:
+        if word.lower() in TRUE_WORDS:
+            return True
+        return False if word.lower() in FALSE_WORDS else value
+    if kind in (int, float):
+        try:
+            return kind(word)
+        except ValueError:
+            return value
+    return value

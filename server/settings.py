@@ -9,12 +9,14 @@ listed in `ENV` (docs/SERVICE.md prints the same table).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from core.errors import ConfigError
+from core import configfile as check
+from core.configfile import Where
 from core.yamlconfig import parse_yaml
 from orchestration import paths
 
@@ -125,91 +127,91 @@ class ServiceSettings:
                               gateway_user_header=gateway.get("user_header"))
 
 
-def _fail(source: str, key: str, message: str) -> ConfigError:
-    return ConfigError(f"{source}: {key}: {message}", field=key)
-
-
-def _coerce(source: str, key: str, value: Any) -> Any:
-    """A raw value (YAML or an env string) as the type of the settings field `key`."""
-    if key in ("port", "workers", "threads", "timeout", "graceful_timeout"):
-        if value is None and key == "workers":
-            return None
-        try:
-            number = int(value)
-        except (TypeError, ValueError):
-            raise _fail(source, key, f"must be an integer, got {value!r}") from None
-        if number < 1 or (key == "port" and number > 65535):
-            raise _fail(source, key, f"out of range: {number}")
-        return number
-    if key == "router_reload_seconds":
-        try:
-            seconds = float(value)
-        except (TypeError, ValueError):
-            raise _fail(source, key, f"must be a number of seconds, got {value!r}") from None
-        if not 0 <= seconds < float("inf"):
-            raise _fail(source, key, f"must be a finite number of seconds, 0 or more; got {value!r}")
-        return seconds
-    if key == "gateway":
-        return _gateway(source, value)
-    if key in ("use_ner", "anonymous", "unrestricted_access"):
-        if isinstance(value, bool):
-            return value
-        text = str(value).strip().lower()
-        if text not in ("1", "0", "true", "false", "yes", "no"):
-            raise _fail(source, key, f"must be true or false, got {value!r}")
-        return text in ("1", "true", "yes")
-    if key == "knowledge_bases":
-        if value is None or value == "" or value == "*":
-            return None
-        names = value.split(",") if isinstance(value, str) else value
-        if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
-            raise _fail(source, key, "must be a list of knowledge base names (env: comma-separated)")
-        return tuple(n.strip() for n in names)
-    if key == "log_level":
-        level = str(value).lower()
-        if level not in ("debug", "info", "warning", "error"):
-            raise _fail(source, key, f"must be one of debug, info, warning, error; got {value!r}")
-        return level
-    return str(value)
-
-
+LOG_LEVELS = ("debug", "info", "warning", "error")
 GATEWAY_KEYS = ("groups_header", "user_header")
-HEADER_NAME = __import__("re").compile(r"^[A-Za-z0-9-]{1,64}$")
+HEADER_NAME = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 
 
-def _gateway(source: str, data: Any) -> dict | None:
-    """The trusted gateway headers, {groups_header, user_header?}, or None when off."""
-    if data is None:
+def _optional(read: Callable[[Where, Any], Any]) -> Callable[[Where, Any], Any]:
+    """`read`, with null meaning "not set"."""
+    return lambda where, value: None if value is None else read(where, value)
+
+
+def _knowledge_bases(where: Where, value: Any) -> tuple[str, ...] | None:
+    """A list of names, or a comma-separated string of them (the environment's form); null, '' or '*': all."""
+    if value is None or value == "" or value == "*":
         return None
-    if not isinstance(data, dict):
-        raise _fail(source, "gateway", "must be a mapping with groups_header (and optionally user_header), or null")
-    unknown = sorted(set(data) - set(GATEWAY_KEYS))
-    if unknown:
-        raise _fail(source, f"gateway.{unknown[0]}", f"unknown key; allowed: {', '.join(GATEWAY_KEYS)}")
+    names = [name.strip() for name in value.split(",")] if isinstance(value, str) else value
+    if not isinstance(names, list):
+        raise where.fail(f"must be a list of knowledge base names, e.g. [manuals, policies] (environment: "
+                         f"comma-separated), or null for all; got {value!r}")
+    return tuple(dict.fromkeys(name.strip() for name in check.strings(where, names, "knowledge base name")))
+
+
+def _log_level(where: Where, value: Any) -> str:
+    return check.choice(where, value.lower() if isinstance(value, str) else value, LOG_LEVELS, "log level")
+
+
+def _header(where: Where, value: Any) -> str:
+    if not isinstance(value, str) or not HEADER_NAME.match(value):
+        raise where.fail(f"must be an HTTP header name (letters, digits, '-'), got {value!r}")
+    return value
+
+
+def _gateway(where: Where, value: Any) -> dict | None:
+    """The trusted gateway headers, {groups_header, user_header?}, or None when off."""
+    if value is None:
+        return None
+    data = check.mapping(where, value, GATEWAY_KEYS)
     if not data.get("groups_header"):
-        raise _fail(source, "gateway.groups_header", "is required when gateway is set (e.g. X-Sightline-Groups)")
-    for key, value in data.items():
-        if value is not None and (not isinstance(value, str) or not HEADER_NAME.match(value)):
-            raise _fail(source, f"gateway.{key}", f"must be an HTTP header name, got {value!r}")
-    if str(data["groups_header"]).lower() == "authorization":
-        raise _fail(source, "gateway.groups_header", "cannot be Authorization (that header carries API keys)")
-    return {k: data.get(k) for k in GATEWAY_KEYS}
+        raise where.at("groups_header").fail("is required when gateway is set, e.g. X-Sightline-Groups; "
+                                             "or set gateway: null")
+    headers = {key: None if data.get(key) is None else _header(where.at(key), data[key]) for key in GATEWAY_KEYS}
+    if str(headers["groups_header"]).lower() == "authorization":
+        raise where.at("groups_header").fail("cannot be Authorization (that header carries API keys); "
+                                             "use e.g. X-Sightline-Groups")
+    return headers
 
 
-def _limits(source: str, data: Any) -> RequestLimits:
-    if data is None:
-        return RequestLimits()
-    if not isinstance(data, dict):
-        raise _fail(source, "limits", "must be a mapping")
-    unknown = sorted(set(data) - set(_LIMIT_KEYS))
-    if unknown:
-        raise _fail(source, f"limits.{unknown[0]}", f"unknown key; allowed: {', '.join(_LIMIT_KEYS)}")
-    values = {}
-    for key, value in data.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < (0 if key == "max_retries" else 1):
-            raise _fail(source, f"limits.{key}", f"must be a positive integer, got {value!r}")
-        values[key] = value
-    return RequestLimits(**values)
+def _limits(where: Where, value: Any) -> RequestLimits:
+    data = check.mapping(where, value, _LIMIT_KEYS)
+    return RequestLimits(**{key: check.integer(where.at(key), item, minimum=0 if key == "max_retries" else 1)
+                            for key, item in data.items()})
+
+
+def _integer(minimum: int, maximum: int | None = None) -> Callable[[Where, Any], int]:
+    return lambda where, value: check.integer(where, value, minimum, maximum)
+
+
+# settings field -> (its check, the type its text has in an environment variable or a flag)
+_READ: dict[str, tuple[Callable[[Where, Any], Any], type]] = {
+    "host": (check.text, str),
+    "port": (_integer(1, 65535), int),
+    "workers": (_optional(_integer(1)), int),
+    "threads": (_integer(1), int),
+    "timeout": (_integer(1), int),
+    "graceful_timeout": (_integer(1), int),
+    "knowledge_bases": (_knowledge_bases, str),
+    "limits": (_limits, dict),
+    "router_reload_seconds": (lambda where, value: check.number(where, value, minimum=0, finite=True), float),
+    "use_ner": (check.boolean, bool),
+    "log_level": (_log_level, str),
+    "metrics_dir": (check.text, str),
+    "router_file": (_optional(check.text), str),
+    "anonymous": (check.boolean, bool),
+    "unrestricted_access": (check.boolean, bool),
+    "gateway": (_gateway, dict),
+}
+
+
+def _read(where: Where, key: str, value: Any) -> Any:
+    """A value of the settings field `key`, checked.
+
+    Text (an environment variable, a flag, a quoted YAML value) is first read as the field's
+    type, so SIGHTLINE_PORT=9100 and `port: "9100"` both pass the integer check.
+    """
+    read, kind = _READ[key]
+    return read(where, check.from_text(value, kind) if isinstance(value, str) else value)
 
 
 def prepare_metrics_dir(directory: str | os.PathLike) -> None:
@@ -240,22 +242,17 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
     env = os.environ if env is None else env
     path = path or service_config_path()
     settings = ServiceSettings()
-    allowed = [f.name for f in fields(ServiceSettings) if f.name != "source"]
     if path.exists():
         source = str(path)
-        data = parse_yaml(path.read_bytes(), source) or {}
-        if not isinstance(data, dict):
-            raise ConfigError(f"{source}: must be a mapping of settings", field=source)
-        unknown = sorted(set(data) - set(allowed))
-        if unknown:
-            raise _fail(source, unknown[0], f"unknown setting; allowed: {', '.join(allowed)}")
-        values: dict[str, Any] = {k: (_limits(source, v) if k == "limits" else _coerce(source, k, v))
-                                  for k, v in data.items()}
-        settings = replace(settings, source=source, **values)
+        top = Where(source, "", "")
+        data = check.mapping(top, parse_yaml(path.read_bytes(), source), tuple(_READ))
+        settings = replace(settings, source=source, **{key: _read(top.at(key), key, value)
+                                                       for key, value in data.items()})
     for name, key in ENV.items():
         if env.get(name) not in (None, ""):
-            settings = replace(settings, **{key: _coerce(f"environment {name}", key, env[name])})
+            settings = replace(settings, **{key: _read(Where.environment(name, key), key, env[name])})
     given = {k: v for k, v in overrides.items() if v is not None}
     for key, value in given.items():
-        given[key] = value if key == "limits" else _coerce("command line", key, value)
+        if key != "limits" and key in _READ:
+            given[key] = _read(Where("command line", key, key), key, value)
     return replace(settings, **given)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from core.errors import ConfigError
 from orchestration import paths
 from server import metrics
+from server import settings as settings_module
 from server.settings import default_workers, load_settings, prepare_metrics_dir
 
 
@@ -30,20 +32,91 @@ def test_env_overrides_file_and_flags_override_env(tmp_path):
     assert load_settings(path, env=env, port=9200, workers=None).port == 9200
 
 
-@pytest.mark.parametrize("text, words", [("port: eighty\n", "port: must be an integer"),
-                                         ("colour: red\n", "unknown setting"),
-                                         ("limits: {max_body: 5}\n", "limits.max_body"),
-                                         ("workers: 0\n", "out of range")])
-def test_bad_settings_name_the_key(tmp_path, text, words):
+ALL_KEYS = "allowed: host, port, workers, threads, timeout, graceful_timeout, knowledge_bases, limits, .*gateway"
+
+
+@pytest.mark.parametrize("text, message, field", [
+    ("- port\n", r"expected a mapping with keys host, port, ", None),
+    ("colour: red\n", rf"unknown key 'colour'; {ALL_KEYS}", None),
+    ("prot: 80\n", r"unknown key 'prot'; allowed: .*\(did you mean 'port'\?\)", None),
+    ("host: ''\n", r"host: expected a non-empty string, got ''", "host"),
+    ("port: eighty\n", r"port: must be an integer between 1 and 65535, got 'eighty'", "port"),
+    ("port: 70000\n", r"port: must be an integer between 1 and 65535, got 70000", "port"),
+    ("workers: 0\n", r"workers: must be an integer >= 1, got 0", "workers"),
+    ("timeout: true\n", r"timeout: must be an integer >= 1, got True", "timeout"),
+    ("graceful_timeout: 2.5\n", r"graceful_timeout: must be an integer >= 1, got 2.5", "graceful_timeout"),
+    ("knowledge_bases: {manuals: 1}\n", r"knowledge_bases: must be a list of knowledge base names, e.g. "
+     r"\[manuals, policies\] \(environment: comma-separated\), or null for all", "knowledge_bases"),
+    ("knowledge_bases: [manuals, '']\n", r"knowledge_bases: each knowledge base name must be a non-empty string",
+     "knowledge_bases"),
+    ("limits: 5\n", r"limits: expected a mapping with keys max_query_chars, max_top_k", "limits"),
+    ("limits: {max_body: 5}\n", r"limits: unknown key 'max_body'; allowed: .*did you mean 'max_body_bytes'", "limits"),
+    ("limits: {max_top_k: 0}\n", r"limits: max_top_k: must be an integer >= 1, got 0", "limits.max_top_k"),
+    ("limits: {max_retries: -1}\n", r"limits: max_retries: must be an integer >= 0, got -1", "limits.max_retries"),
+    ("router_reload_seconds: -1\n", r"router_reload_seconds: must be a finite number >= 0, got -1",
+     "router_reload_seconds"),
+    ("router_reload_seconds: .inf\n", r"router_reload_seconds: inf is not a finite number; use a real number",
+     "router_reload_seconds"),
+    ("use_ner: maybe\n", r"use_ner: must be true or false, got 'maybe'", "use_ner"),
+    ("anonymous: 2\n", r"anonymous: must be true or false, got 2", "anonymous"),
+    ("log_level: verbose\n", r"log_level: unknown log level 'verbose'; known: debug, info, warning, error",
+     "log_level"),
+    ("metrics_dir: null\n", r"metrics_dir: expected a non-empty string, got None", "metrics_dir"),
+    ("gateway: X-Groups\n", r"gateway: expected a mapping with keys groups_header, user_header", "gateway"),
+    ("gateway: {groups: X-G}\n", r"gateway: unknown key 'groups'; allowed: groups_header, user_header "
+     r"\(did you mean 'groups_header'\?\)", "gateway"),
+    ("gateway: {user_header: X-User}\n", r"gateway: groups_header: is required when gateway is set, "
+     r"e.g. X-Sightline-Groups; or set gateway: null", "gateway.groups_header"),
+    ("gateway: {groups_header: 'X Groups'}\n", r"gateway: groups_header: must be an HTTP header name "
+     r"\(letters, digits, '-'\), got 'X Groups'", "gateway.groups_header"),
+    ("gateway: {groups_header: X-G, user_header: [a]}\n", r"gateway: user_header: must be an HTTP header name",
+     "gateway.user_header"),
+    ("gateway: {groups_header: authorization}\n", r"gateway: groups_header: cannot be Authorization \(that header "
+     r"carries API keys\); use e.g. X-Sightline-Groups", "gateway.groups_header"),
+])
+def test_bad_service_yaml_names_the_file_the_key_and_the_fix(tmp_path, text, message, field):
     path = tmp_path / "service.yaml"
     path.write_text(text)
-    with pytest.raises(ConfigError, match=words):
+    with pytest.raises(ConfigError, match=message) as info:
         load_settings(path, env={})
+    assert str(info.value).startswith(f"{path}: ") and info.value.field == field
 
 
-def test_bad_env_value_names_the_variable():
-    with pytest.raises(ConfigError, match="SIGHTLINE_WORKERS"):
-        load_settings(paths.REPO_ROOT / "nope.yaml", env={"SIGHTLINE_WORKERS": "many"})
+@pytest.mark.parametrize("name, value, message", [
+    ("SIGHTLINE_WORKERS", "many", r"workers: must be an integer >= 1, got 'many'"),
+    ("SIGHTLINE_PORT", "0", r"port: must be an integer between 1 and 65535, got 0"),
+    ("SIGHTLINE_THREADS", "2.5", r"threads: must be an integer >= 1, got '2.5'"),
+    ("SIGHTLINE_TIMEOUT", "-3", r"timeout: must be an integer >= 1, got -3"),
+    ("SIGHTLINE_KBS", "manuals,,policies", r"knowledge_bases: each knowledge base name must be a non-empty string"),
+    ("SIGHTLINE_RELOAD_SECONDS", "soon", r"router_reload_seconds: must be a finite number >= 0, got 'soon'"),
+    ("SIGHTLINE_RELOAD_SECONDS", "inf", r"router_reload_seconds: must be a finite number >= 0, got inf"),
+    ("SIGHTLINE_LOG_LEVEL", "loud", r"log_level: unknown log level 'loud'; known: debug, info, warning, error"),
+    ("SIGHTLINE_USE_NER", "maybe", r"use_ner: must be true or false, got 'maybe'"),
+    ("SIGHTLINE_ANONYMOUS", "2", r"anonymous: must be true or false, got '2'"),
+])
+def test_bad_env_value_names_the_variable_the_key_and_the_fix(name, value, message):
+    with pytest.raises(ConfigError, match=message) as info:
+        load_settings(paths.REPO_ROOT / "nope.yaml", env={name: value})
+    assert str(info.value).startswith(f"environment variable {name}: ")
+    assert info.value.field == settings_module.ENV[name]
+
+
+def test_env_text_is_read_as_the_settings_type():
+    env = {"SIGHTLINE_USE_NER": "No", "SIGHTLINE_ANONYMOUS": " 1 ", "SIGHTLINE_LOG_LEVEL": "DEBUG",
+           "SIGHTLINE_RELOAD_SECONDS": "0.5", "SIGHTLINE_KBS": "*", "SIGHTLINE_THREADS": "8"}
+    settings = load_settings(paths.REPO_ROOT / "nope.yaml", env=env)
+    assert (settings.use_ner, settings.anonymous, settings.log_level) == (False, True, "debug")
+    assert (settings.router_reload_seconds, settings.knowledge_bases, settings.threads) == (0.5, None, 8)
+
+
+def test_a_bad_flag_names_the_command_line():
+    with pytest.raises(ConfigError, match=r"^command line: port: must be an integer between 1 and 65535, got 0"):
+        load_settings(paths.REPO_ROOT / "nope.yaml", env={}, port=0)
+
+
+def test_every_setting_but_the_source_has_a_check():
+    names = [f.name for f in dataclasses.fields(settings_module.ServiceSettings) if f.name != "source"]
+    assert list(settings_module._READ) == names
 
 
 def test_default_workers_one_per_core_capped():
@@ -52,7 +125,7 @@ def test_default_workers_one_per_core_capped():
 
 def test_unknown_served_kb_lists_the_configured_ones():
     from orchestration.kb.config import load_kb_config
-    from server.service import select_knowledge_bases
+    from server.bootstrap import select_knowledge_bases
 
     config = load_kb_config()
     assert list(select_knowledge_bases(config, ("policies",)).knowledge_bases) == ["policies"]
