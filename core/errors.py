@@ -3,7 +3,7 @@
 It lives in `core/`, below every agent (core <- perception <- orchestration <- validation <-
 server), so that every layer can raise from it without importing another agent. Each class
 says its own `http_status` (and `challenge`, the WWW-Authenticate value of a 401), so the
-server's handler (server/errors.py) has no table: a new error is one class here.
+server's handler (server/http/errors.py) has no table: a new error is one class here.
 Validation findings are data, never exceptions.
 """
 

@@ -108,8 +108,8 @@ def cmd_perceive(args: argparse.Namespace) -> int:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from .bootstrap import build_loop
+    from .http.schemas import parse_ask_request
     from .render import render_answer
-    from .schemas import parse_ask_request
 
     body = {"query": args.query, "trace": "full" if (args.json or not args.brief) else "summary"}
     if args.kb:

@@ -44,7 +44,7 @@ def warm_requests(loop: Any) -> None:
     torch (~0.2 s) and the first Chinese text loads jieba's dictionary (~1.3 s); done here in
     the master, every worker inherits them instead of paying on its first request.
     """
-    from .schemas import parse_ask_request
+    from .http.schemas import parse_ask_request
 
     for query in WARM_UP_QUERIES:
         loop.run(parse_ask_request({"query": query, "trace": "none", "max_retries": 0}))

@@ -20,7 +20,7 @@ from core.configfile import Where
 from core.yamlconfig import parse_yaml
 from orchestration import paths
 
-from .schemas import RequestLimits
+from .http.schemas import RequestLimits
 
 ADMIN_TOKEN_ENV = "SIGHTLINE_ADMIN_TOKEN"
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"

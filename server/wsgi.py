@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .app import create_app
+from .http.app import create_app
 from .logs import configure_logging
 from .settings import load_settings
 

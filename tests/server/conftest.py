@@ -47,7 +47,7 @@ def answer_loop(demo_kbs, config_copy):
 @pytest.fixture
 def make_app(answer_loop, config_copy, tmp_path, monkeypatch):
     """create_app(**settings) over the shared loop with its own router.yaml copy; restores the loop after."""
-    from server.app import create_app
+    from server.http.app import create_app
     from server.settings import ServiceSettings
 
     original = answer_loop.router_config

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from server.http.schemas import parse_ask_request
 from server.loop import shape_trace
-from server.schemas import parse_ask_request
 
 from .conftest import FUEL_EN, INVOICE_EN, NOW
 
@@ -89,7 +89,7 @@ def test_metrics_count_answers_stages_and_retrieval(client):
 
 
 def test_not_ready_without_indexes(tmp_path, monkeypatch):
-    from server.app import create_app
+    from server.http.app import create_app
     from server.settings import ServiceSettings
 
     monkeypatch.setenv("SIGHTLINE_DATA_DIR", str(tmp_path))

@@ -89,7 +89,7 @@ def test_every_error_class_reaches_the_caller_with_its_own_status_and_code(cls):
     """One handler, no table: the class says its status (a 401 also says how to authenticate)."""
     from flask import Flask
 
-    from server.errors import register_error_handlers
+    from server.http.errors import register_error_handlers
 
     app = Flask("errors")
     register_error_handlers(app)

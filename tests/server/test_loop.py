@@ -17,8 +17,8 @@ from orchestration.paths import config_dir
 from orchestration.router.config import parse_router_config
 from perception import PerceptionAgent
 from server.bootstrap import build_loop
+from server.http.schemas import parse_ask_request
 from server.loop import AskRequest
-from server.schemas import parse_ask_request
 
 NOW = dt.date(2025, 7, 10)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from server.openapi import build_openapi
-from server.schemas import FIELDS, RequestLimits
+from server.http.openapi import build_openapi
+from server.http.schemas import FIELDS, RequestLimits
 
 from .conftest import DATES, NOW
 from .schema_check import errors

@@ -14,7 +14,7 @@ import shlex
 import pytest
 
 from orchestration import paths
-from server.schemas import parse_ask_request
+from server.http.schemas import parse_ask_request
 
 pytestmark = pytest.mark.model
 

@@ -4,7 +4,7 @@
 the master before fork (`preload_app`, see gunicorn.conf.py). Every request gets a request id
 (the caller's X-Request-ID when it is a sane token, else a new one) that is echoed in the
 response header, used as the trace_id and attached to every log line. Errors of any kind come
-back as `{"error": {"code", "message", "field"?}}` (server/errors.py).
+back as `{"error": {"code", "message", "field"?}}` (server/http/errors.py).
 """
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ from flask.json.provider import DefaultJSONProvider
 
 from core.errors import PayloadTooLarge, RequestError, RequestTimeout, Unauthenticated
 
-from . import metrics
+from .. import metrics
+from ..callers import Caller
+from ..logs import caller_var, configure_logging, request_id_var
+from ..service import Service
+from ..settings import ServiceSettings, load_settings
 from .admin import admin
-from .callers import Caller
 from .errors import is_admin_request, redact, register_error_handlers
-from .logs import caller_var, configure_logging, request_id_var
 from .openapi import build_openapi
 from .schemas import MAX_JSON_DEPTH, parse_ask_request
-from .service import Service
-from .settings import ServiceSettings, load_settings
 
 log = logging.getLogger("sightline.http")
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}\Z")

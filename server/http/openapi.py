@@ -11,8 +11,8 @@ from typing import Any
 
 from core.names import NAME_PATTERN, NAME_RULE
 
-from .loop import STAGES, TRACE_LEVELS
-from .metrics import REQUEST_STATUSES
+from ..loop import STAGES, TRACE_LEVELS
+from ..metrics import REQUEST_STATUSES
 from .schemas import FILTER_FIELDS, TEXT_CHARACTER, RequestLimits
 
 STR = {"type": "string"}

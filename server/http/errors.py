@@ -20,7 +20,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTo
 from core.errors import SightlineError
 from orchestration import paths
 
-from .logs import request_id_var
+from ..logs import request_id_var
 
 log = logging.getLogger("sightline.errors")
 

@@ -15,7 +15,7 @@ from core.errors import RequestError
 from core.names import check_name
 from orchestration.retrieval.filters import Filters
 
-from .loop import TRACE_LEVELS, AskRequest
+from ..loop import TRACE_LEVELS, AskRequest
 
 # A character that makes a query non-empty: not whitespace, not a C0/C1 control, not a BOM.
 # The same class is the OpenAPI pattern of `query`, so schema and server agree on "empty".

@@ -25,7 +25,7 @@ from core.files import write_atomically
 from core.yamlconfig import config_version, parse_yaml
 from orchestration.router.config import parse_router_config
 
-from . import metrics
+from .. import metrics
 
 log = logging.getLogger("sightline.admin")
 YAML_TYPES = ("text/yaml", "application/yaml", "application/x-yaml", "text/x-yaml", "text/plain")
