@@ -32,11 +32,16 @@ ARM_TYPES = ("keyword", "vector")               # what runs (hybrid = both, fuse
 
 # --- validation -------------------------------------------------------------------------
 # check -> the issue kinds it can report (the keys of the router's retry table)
+# What kind of fact answers a query (perception/slots.py decides; validation checks it is filled).
+SLOTS = ("relation", "procedure", "list", "duration", "amount", "number", "date", "actor", "place", "yes_no",
+         "definition", "fact")
+
 ISSUE_KINDS = {
     "citation": ("missing_citation", "invalid_citation", "unsupported_number", "unsupported_date",
                  "unsupported_term"),
     "freshness": ("outside_window", "stale_status", "too_old"),
     "comparison": ("missing_side", "wrong_direction", "unit_mismatch"),
     "evidence": ("no_evidence",),
+    "answerability": ("unanswered",),
 }
 ALL_ISSUE_KINDS = tuple(kind for kinds in ISSUE_KINDS.values() for kind in kinds)

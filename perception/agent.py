@@ -23,6 +23,7 @@ from perception.filters import FilterRules, distinct_values
 from perception.keywords import KeywordRules
 from perception.language import detect_language
 from perception.ner import StatisticalNER
+from perception.slots import asked_slot
 from perception.timeexpr import TimeRules
 from perception.types import Constraints, Entity, Perception
 
@@ -196,8 +197,10 @@ class PerceptionAgent:
         constraints = Constraints(time=found.window, status=distinct_values(statuses),
                                   doc_type=distinct_values(doc_types),
                                   source=list(dict.fromkeys(sources)), quantitative=bool(quant))
+        slot, slot_rule = asked_slot(text, action, constraints.quantitative)
+        notes.append({"rule": f"slot.{slot_rule}", "text": text, "produced": {"slot": slot}})
         return Perception(query=text, language=language, action=action, entities=entities,
-                          constraints=constraints, keywords=keywords, notes=notes)
+                          constraints=constraints, keywords=keywords, notes=notes, slot=slot)
 
     def _source_targets(self, entity: Entity) -> list[str]:
         """The KB source names a SOURCE entity stands for (several for an ambiguous alias)."""

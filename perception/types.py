@@ -129,6 +129,7 @@ class Perception:
         entities: extracted entities, ordered by span.
         constraints: time window, status, doc type, source, quantitative flag.
         keywords: content words, codes and entities for the keyword (BM25) arm.
+        slot: the kind of fact that would answer it (core.vocab.SLOTS; perception/slots.py).
         notes: the explainability trace: one dict per decision, each with at least
             "rule" and "text" (and "span" and "produced" when they apply); time phrases that
             were not understood appear with rule "time.not_understood".
@@ -141,13 +142,14 @@ class Perception:
     constraints: Constraints = field(default_factory=Constraints)
     keywords: list[str] = field(default_factory=list)
     notes: list[dict] = field(default_factory=list)
+    slot: str = "fact"
 
     def to_dict(self) -> dict:
         """DESIGN.md section 3's shape, with dates as ISO strings."""
         return {"query": self.query, "language": self.language, "action": self.action,
                 "entities": [e.to_dict() for e in self.entities],
                 "constraints": self.constraints.to_dict(), "keywords": list(self.keywords),
-                "notes": [dict(n) for n in self.notes]}
+                "slot": self.slot, "notes": [dict(n) for n in self.notes]}
 
     @classmethod
     def from_dict(cls, data: dict) -> Perception:
@@ -156,4 +158,4 @@ class Perception:
                    entities=[Entity.from_dict(e) for e in data.get("entities", [])],
                    constraints=Constraints.from_dict(data.get("constraints") or {}),
                    keywords=list(data.get("keywords", [])),
-                   notes=[dict(n) for n in data.get("notes", [])])
+                   notes=[dict(n) for n in data.get("notes", [])], slot=str(data.get("slot", "fact")))

@@ -7,6 +7,8 @@ from perception.types import Perception
 from validation.types import Verdict
 
 SUBSTANTIVE = ("fact", "relation")
+# issue kinds that leave nothing worth stating: the answer is refused, with the reason
+REFUSING = ("no_evidence", "unanswered")
 
 INSUFFICIENT = {
     "en": "Insufficient information: the knowledge base does not hold an answer to this question.",
@@ -16,6 +18,7 @@ SEARCHED = {"en": "Searched", "zh": "已检索"}
 NOTHING_SEARCHED = {"en": "No knowledge base was searched.", "zh": "没有检索任何知识库。"}
 UNVERIFIED = {"en": "unverified", "zh": "未核实"}
 NOTE = {"en": "Note", "zh": "注意"}
+WHY = {"en": "Why", "zh": "原因"}
 
 
 def _lang(language: str) -> str:
@@ -30,7 +33,7 @@ def flagged_claims(verdict: Verdict) -> set[int]:
 def final_status(answer: Answer, verdict: Verdict) -> str:
     """answered: validated; partial: some supported claims, issues flagged; insufficient: none."""
     substantive = [k for k, c in enumerate(answer.claims) if c.kind in SUBSTANTIVE]
-    if not substantive or any(i.kind == "no_evidence" for i in verdict.issues):
+    if not substantive or any(i.kind in REFUSING for i in verdict.issues):
         return "insufficient"
     if verdict.ok:
         return "answered"
@@ -44,13 +47,16 @@ def _describe_task(task) -> str:
     return f"{task.kb} ({task.search}: \"{task.query}\"{', ' + extra if extra else ''})"
 
 
-def insufficient_text(perception: Perception, plan: Plan) -> str:
-    """A plain statement, in the query's language, that the KB does not answer, and what was searched."""
+def insufficient_text(perception: Perception, plan: Plan, verdict: Verdict | None = None) -> str:
+    """A plain statement, in the query's language, that the KB does not answer, why (the refusing
+    issue's detail: what was missing, the closest text found) and what was searched."""
     lang = _lang(perception.language)
+    reasons = [i.detail for i in verdict.issues if i.kind in REFUSING] if verdict is not None else []
+    why = f" {WHY[lang]}: {reasons[0]}." if reasons else ""
     if not plan.tasks:
-        return f"{INSUFFICIENT[lang]} {NOTHING_SEARCHED[lang]}"
+        return f"{INSUFFICIENT[lang]}{why} {NOTHING_SEARCHED[lang]}"
     searched = "; ".join(_describe_task(t) for t in plan.tasks)
-    return f"{INSUFFICIENT[lang]} {SEARCHED[lang]}: {searched}."
+    return f"{INSUFFICIENT[lang]}{why} {SEARCHED[lang]}: {searched}."
 
 
 def flag_issues(answer: Answer, verdict: Verdict, language: str) -> str:

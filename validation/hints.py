@@ -9,7 +9,7 @@
 | missing_citation, invalid_citation,          | DropClaims([claim text]), ExcludeChunks([chunk])  |
 |   unsupported_number/_date/_term             |   (ExcludeChunks only when the chunk is known)    |
 | wrong_direction, unit_mismatch               | DropClaims([claim text])                          |
-| no_evidence                                  | Widen(factor=2), RelaxFilters()                   |
+| no_evidence, unanswered                      | Widen(factor=2), RelaxFilters()                   |
 
 Adjustments come out in issue order, each issue's in the order above; one equal to an earlier
 one is dropped, so the list is deterministic and has no repeats. Every issue kind of
@@ -125,6 +125,7 @@ HINT_RULES: dict[str, Rule] = {
     "wrong_direction": _drop_claim,
     "unit_mismatch": _drop_claim,
     "no_evidence": _search_wider,
+    "unanswered": _search_wider,
 }
 
 

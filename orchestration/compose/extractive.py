@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 from core.vocab import MENTION_LABELS
 from orchestration.retrieval.scored import ScoredChunk
@@ -32,7 +33,8 @@ from perception.types import Perception
 from .citations import CitationBook
 from .comparison import Comparator, Finding, Side, comparison_sides, make_side
 from .language import glue, relation_word
-from .questions import cue_bonus
+from .focus import Focus
+from .questions import SLOT_OF_KIND, answer_bonus
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
 from .sentences import Candidate, evidence_candidates
 
@@ -122,10 +124,13 @@ class ExtractiveComposer:
         for part in parts:
             part_terms = terms if len(parts) == 1 else _merge(QueryTerms.from_perception(perception, part.ask),
                                                               terms, 0.5)
+            focus = Focus.of(perception, None if len(parts) == 1 else part.ask)
+            if len(parts) > 1:
+                focus = replace(focus, slot=SLOT_OF_KIND.get(part.kind or "", "fact"))
             ranked = rank(candidates, functools.partial(score, terms=part_terms, settings=self.settings,
-                                                        bonus=functools.partial(cue_bonus, part.kind)))
+                                                        bonus=functools.partial(answer_bonus, focus)))
             chosen = selection.pick(ranked, quota, self.settings.min_ratio)
-            sections.append([self._fact(c, book) for c in reading_order(chosen)])
+            sections.append([self._fact(c, book) for c in _answer_first(chosen)])
         return sections
 
     # --- comparisons ------------------------------------------------------------------------------
@@ -195,9 +200,20 @@ class ExtractiveComposer:
 
 
 def _names_any(names: Sequence[Side], candidate: Candidate) -> bool:
-    """True when the sentence, its chunk title or its chunk source names one of the query's names."""
-    where = (candidate.text, candidate.chunk.title or "", str(candidate.chunk.metadata.get("source") or ""))
+    """True when the sentence's chunk (its text, title or source) names one of the query's names.
+
+    The chunk, not the sentence: the sentence that answers often says "it" or "the benefit"
+    while its section names the subject."""
+    chunk = candidate.chunk
+    where = (candidate.text, chunk.title or "", str(chunk.metadata.get("source") or ""), chunk.text)
     return any(name.mentioned_in(text) for name in names for text in where)
+
+
+def _answer_first(chosen: Sequence[Candidate]) -> list[Candidate]:
+    """The best sentence that fills the asked-for slot first, then the rest in reading order."""
+    lead = next((c for c in chosen if c.notes.get("fills_slot")), None)
+    ordered = reading_order(chosen)
+    return ordered if lead is None else [lead] + [c for c in ordered if c is not lead]
 
 
 def _merge(primary: QueryTerms, secondary: QueryTerms, factor: float) -> QueryTerms:

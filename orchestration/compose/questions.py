@@ -1,29 +1,30 @@
-"""Answer shapes: `cue_bonus` rewards sentences shaped like an answer to a sub-question's kind.
+"""Answer shapes: `answer_bonus` rewards sentences that answer what the question asks.
 
-The sub-questions themselves are Perception's (perception/questions.py). A bonus goes to a
-sentence shaped like the answer the part asks for (who -> a team or person, how/process ->
-steps, when -> a date, how many -> a number); it never makes an unrelated sentence relevant.
+The slot is Perception's (perception/slots.py; a sub-question's kind maps onto one). A sentence
+earns the bonus when it speaks to the question's predicate (focus.py) *and* states a fact of
+the asked-for kind: for "How long is the benefit paid?" a sentence giving a duration about the
+benefit outranks one that only names the company. The bonus never makes an unrelated sentence
+relevant: a sentence sharing no query term still scores 0 (scoring.score).
 """
 
 from __future__ import annotations
 
-import re
-
+from .focus import OPEN_SLOTS, Focus, fills_slot
 from .sentences import Candidate
 
-_CUES: dict[str, tuple[str, ...]] = {
-    "actor": (r"\b(team|department|office|director|controller|manager|clerk|engineer|officer|"
-              r"committee|responsible|verif(?:y|ies))\b", r"(部|组|办公室|总监|会计|负责|工程师)"),
-    "steps": (r"\b(then|after|before|first|within|must|routes?|places?|returns?|requests?|releases?)\b",
-              r"(先|随后|然后|之后|完成后|须|应|内)"),
-    "date": (r"\b(19|20)\d\d\b", r"(\d{4}\s*年|\d{4}-\d{2})"),
-    "number": (r"\d", r"\d"),
-}
+# a sub-question's kind (perception/questions.py) -> the slot it asks for
+SLOT_OF_KIND = {"actor": "actor", "steps": "procedure", "date": "date", "number": "number"}
+COVERAGE_WEIGHT = 0.1  # share of the question's predicate the sentence carries
+SLOT_WEIGHT = 0.2      # the sentence states the asked-for kind of fact (and is on the predicate)
 
-def cue_bonus(kind: str | None, candidate: Candidate, weight: float = 0.15) -> float:
-    """`weight` when the sentence has the shape the question kind asks for, else 0."""
-    if kind is None:
-        return 0.0
-    pattern_en, pattern_zh = _CUES[kind]
-    pattern = pattern_zh if candidate.language == "zh" else pattern_en
-    return weight if re.search(pattern, candidate.text, re.I) else 0.0
+
+def answer_bonus(focus: Focus, candidate: Candidate) -> float:
+    """COVERAGE_WEIGHT x predicate coverage, plus SLOT_WEIGHT when it also fills the slot."""
+    coverage = focus.coverage(candidate.tokens) if focus.predicate else 0.0
+    bonus = COVERAGE_WEIGHT * coverage
+    if focus.slot not in OPEN_SLOTS and (coverage > 0 or not focus.predicate) \
+            and fills_slot(focus.slot, candidate.text, candidate.language):
+        bonus += SLOT_WEIGHT
+    candidate.notes["coverage"] = round(coverage, 3)
+    candidate.notes["fills_slot"] = bonus >= SLOT_WEIGHT
+    return bonus

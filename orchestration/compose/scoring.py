@@ -104,7 +104,7 @@ class ScoreSettings:
     foreign_factor: float = 0.8    # sentences not in the query's language
     meta_factor: float = 0.5       # sentences that restate a question instead of answering it
     min_ratio: float = 0.35        # drop sentences scoring below this share of the best
-    status_factors: tuple[tuple[str, float], ...] = (("draft", 0.7), ("superseded", 0.7), ("expired", 0.7))
+    status_factors: tuple[tuple[str, float], ...] = (("draft", 0.5), ("superseded", 0.5), ("expired", 0.5))
     # sentences reporting an outdated figure ("the older ... from the superseded manual")
     historical_factor: float = 0.3
 

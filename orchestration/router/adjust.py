@@ -139,4 +139,5 @@ SUGGESTED: dict[str, tuple[str, ...]] = {
     "wrong_direction": ("drop_claim",),
     "unit_mismatch": ("drop_claim",),
     "no_evidence": ("widen", "relax_filters"),
+    "unanswered": ("widen", "relax_filters"),
 }

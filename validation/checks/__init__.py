@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer
 from perception.types import Perception
-from validation.checks import citation, comparison, evidence, freshness
+from validation.checks import answerability, citation, comparison, evidence, freshness
 from validation.context import CheckContext
 from validation.types import Issue
 
@@ -24,6 +24,7 @@ CHECKS: dict[str, Check] = {
     "freshness": freshness.check,
     "comparison": comparison.check,
     "evidence": evidence.check,
+    "answerability": answerability.check,
 }
 
-__all__ = ["CHECKS", "Check", "citation", "comparison", "evidence", "freshness"]
+__all__ = ["CHECKS", "Check", "answerability", "citation", "comparison", "evidence", "freshness"]

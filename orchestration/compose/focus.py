@@ -1,0 +1,166 @@
+"""What a question is about and what would answer it, as the composer and validation both read it.
+
+- `Focus.of(perception)`: the question's focus terms: its content tokens without question and
+  comparison words and without the publications it names (those match metadata, not text),
+  split into *names* (tokens of the named things it asks about) and *predicate* terms (what
+  it asks about them: "acquired", "reimbursement", "length").
+- `fills_slot(slot, text, language)`: whether a sentence states a fact of the asked-for kind
+  (a number, a date, a duration, an amount, a name, a place, a definition, a procedure step;
+  perception/slots.py decides the slot).
+- `Focus.coverage(tokens)`: the share of predicate weight a sentence's tokens carry.
+
+Pure and deterministic; tokens are the retrieval tokeniser's (stemmed English, jieba words).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from core.vocab import SUBJECT_LABELS
+from orchestration.retrieval.tokenize import is_code, tokenize
+from perception.types import Perception
+
+# Question, comparison and filler words (as tokens): they say what is asked, not what to find.
+QUESTION_TERMS = frozenset({
+    "compar", "versus", "vs", "differ", "differenc", "which", "less", "more", "higher", "lower", "better",
+    "wors", "what", "who", "whom", "whose", "when", "where", "why", "how", "much", "mani", "long", "doe",
+    "did", "do", "tell", "say", "accord", "articl", "report", "mention", "describ", "consid", "inform",
+    "base", "provid", "detail", "discuss", "publish", "highlight", "note", "suggest", "indic", "regard",
+    "对比", "比较", "哪个", "多少", "什么", "哪些", "区别", "差异", "怎么", "如何", "是否", "谁", "哪里", "何时",
+    "吗", "呢", "请问", "应该", "可以", "需要", "处理",
+})
+
+_NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+                r"forty|fifty|sixty|hundred|thousand|million|billion|half|dozen)")
+_CN_NUMBER = r"[0-9０-９一二两三四五六七八九十百千万亿]"
+_UNIT_OF_TIME_EN = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centur(?:y|ies))"
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+
+_SLOT_EN: dict[str, re.Pattern] = {
+    "number": re.compile(rf"\d|\b{_NUMBER_WORD}\b", re.I),
+    "amount": re.compile(rf"[$€£¥]\s?\d|\d[\d,.]*\s?(?:%|percent|usd|eur|gbp|cny|rmb|dollars?|euros?|pounds?|"
+                         rf"yuan|cents?|k\b|m\b|bn\b)|\b(?:usd|eur|gbp|cny|rmb)\s?\d|\b{_NUMBER_WORD}\s+"
+                         rf"(?:dollars?|euros?|pounds?|percent)\b", re.I),
+    "duration": re.compile(rf"(?:\d+|\b{_NUMBER_WORD})[\s-]*{_UNIT_OF_TIME_EN}\b|\b(?:permanent(?:ly)?|"
+                           rf"indefinite(?:ly)?|forever|until)\b", re.I),
+    "date": re.compile(rf"\b(?:1[6-9]|20)\d\d\b|\b{_MONTH}\b\.?\s*\d|\b\d{{1,2}}\s+{_MONTH}\b|\d{{4}}-\d{{2}}|"
+                       rf"\b(?:yesterday|today|last|next)\s+(?:week|month|year)\b", re.I),
+    "actor": re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:[ -][A-Z][\w'-]+)*|\b[A-Z]{2,}\b|"
+                        r"\b(?:team|department|office|director|manager|committee|council|board|owner|officer|"
+                        r"controller|engineer|author|founder|company|group|steering|maintainers?|core devs?|"
+                        r"developers?|delegate|bdfl|president|ceo|chair)\b"),
+    "place": re.compile(r"(?<!^)\b[A-Z][a-z]+(?:[ ,-]+[A-Z][a-z]+)*|\b(?:city|country|state|province|stadium|"
+                        r"headquarter\w*|located|based in)\b"),
+    "definition": re.compile(r"\b(?:is|are|was|were)\s+(?:an?|the|one)\b|\brefers?\s+to\b|\bmeans?\b|"
+                             r"\bdefined\s+as\b|\bis\s+(?:used|called|known)\b|:\s", re.I),
+    "procedure": re.compile(r"\b(?:first|then|next|after|before|finally|step|must|should|need to|run|use|call|"
+                            r"set|add|create|install|import|open|select|click|reset|press|submit|send|contact|"
+                            r"replace|remove|check|ensure|write|define|pass)\b|^\s*(?:\d+[.)]|[-*])\s", re.I),
+}
+_SLOT_ZH: dict[str, re.Pattern] = {
+    "number": re.compile(rf"{_CN_NUMBER}"),
+    "amount": re.compile(rf"{_CN_NUMBER}+\s*(?:元|美元|万元|亿元|块|%|％|百分之)|[$￥¥]\s?\d|百分之"),
+    "duration": re.compile(rf"{_CN_NUMBER}+\s*(?:个)?(?:秒|分钟|小时|天|日|周|星期|个月|月|年)|永久|长期"),
+    "date": re.compile(rf"\d{{4}}\s*年|{_CN_NUMBER}+\s*月\s*{_CN_NUMBER}*\s*日?|\d{{4}}-\d{{2}}"),
+    "actor": re.compile(r"部|组|委员会|总监|经理|会计|负责|工程师|主管|办公室|中心|公司|团队|[A-Z][a-z]+"),
+    "place": re.compile(r"省|市|县|国|州|城|区|位于|[A-Z][a-z]+"),
+    "definition": re.compile(r"是|指|即|称为|定义"),
+    "procedure": re.compile(r"先|然后|随后|之后|完成后|须|应|需|步骤|提交|联系|检查|更换|重置|按"),
+}
+CONTEXT_CREDIT = 0.5
+# Slots any sentence on the focus can fill (the answer is the statement itself).
+OPEN_SLOTS = frozenset({"fact", "yes_no", "list", "relation"})
+
+
+def fills_slot(slot: str, text: str, language: str = "en") -> bool:
+    """True when `text` states a fact of the kind `slot` asks for (always for OPEN_SLOTS)."""
+    if slot in OPEN_SLOTS:
+        return True
+    table = _SLOT_ZH if language == "zh" else _SLOT_EN
+    pattern = table.get(slot)
+    if pattern is None:
+        return True
+    if slot in ("actor", "place") and language != "zh":
+        # a capitalised word that only opens the sentence is not a name
+        return bool(pattern.search(text[1:] if text[:1].isupper() else text))
+    return bool(pattern.search(text))
+
+
+@dataclass(frozen=True)
+class Focus:
+    """A question's focus terms.
+
+    Attributes:
+        names: tokens of the named things asked about (people, organisations, products, codes).
+        predicate: the other content tokens, each with its weight (codes and rare-looking terms 1.0).
+        slot: the asked-for slot (core.vocab.SLOTS).
+        language: the question's language.
+    """
+
+    names: tuple[str, ...]
+    predicate: dict[str, float]
+    slot: str
+    language: str
+
+    @classmethod
+    def of(cls, perception: Perception, text: str | None = None) -> Focus:
+        """The focus of the perceived query (or of `text`, one of its sub-questions)."""
+        text = perception.query if text is None else text
+        lowered = text.lower()
+        skip: set[str] = set()
+        names: list[str] = []
+        for entity in perception.entities:
+            if entity.text.lower() not in lowered:
+                continue
+            tokens = tokenize(entity.text)
+            if entity.label == "SOURCE":
+                skip.update(tokens)
+            elif entity.label in SUBJECT_LABELS:
+                names += [t for t in tokens if t not in names]
+        predicate = {t: 1.0 for t in tokenize(text)
+                     if t not in QUESTION_TERMS and t not in skip and t not in names}
+        return cls(tuple(names), predicate, perception.slot, perception.language)
+
+    @property
+    def total(self) -> float:
+        """The predicate weight (0 when the question has no predicate terms)."""
+        return sum(self.predicate.values())
+
+    def coverage(self, tokens: Iterable[str], context: Iterable[str] = ()) -> float:
+        """The share of predicate weight present in `tokens` (1.0 for a question without predicate).
+
+        A term found only in `context` (the sentence's chunk) counts CONTEXT_CREDIT of its weight:
+        the chunk may state what the sentence leaves implicit ("per block hour" two lines up).
+        A code matches a longer code (A320 ~ a320neo); a term matches a token it prefixes by at
+        least 5 letters (stems: "reimburs" ~ "reimbursement").
+        """
+        if not self.predicate:
+            return 1.0
+        have, around = set(tokens), set(context)
+        found = 0.0
+        for term, weight in self.predicate.items():
+            if _present(term, have):
+                found += weight
+            elif around and _present(term, around):
+                found += CONTEXT_CREDIT * weight
+        return found / self.total
+
+    def missing(self, tokens: Iterable[str]) -> list[str]:
+        """The predicate terms absent from `tokens`, in question order."""
+        have = set(tokens)
+        return [t for t in self.predicate if t not in have and not any(_related(t, h) for h in have)]
+
+
+def _present(term: str, tokens: set[str]) -> bool:
+    """The term, or a token related to it, is among `tokens`."""
+    return term in tokens or any(_related(term, t) for t in tokens)
+
+
+def _related(term: str, token: str) -> bool:
+    """A code and its longer form, or two stems sharing a 5+ letter prefix."""
+    if is_code(term):
+        return token.startswith(term)
+    return len(term) >= 5 and len(token) >= 5 and (token.startswith(term) or term.startswith(token))

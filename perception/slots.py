@@ -1,0 +1,101 @@
+"""The asked-for slot: what kind of fact would answer the query (core.vocab.SLOTS).
+
+Validation checks that a cited sentence fills this slot (validation/checks/answerability.py);
+the composer prefers sentences that fill it. Promises: deterministic, English and Chinese;
+the first rule that matches wins, in this order:
+
+| slot        | read from                                                                  |
+|-------------|----------------------------------------------------------------------------|
+| relation    | action compare                                                             |
+| procedure   | action how_to, or "how do/can/to/should", "steps", "procedure", 如何/怎么/步骤/流程 |
+| list        | action list                                                                |
+| duration    | "how long", "for how many days/years", 多久/多长时间                         |
+| amount      | "how much", "what does it cost", "what is the price/fee/...", 多少钱/金额是多少 |
+| number      | "how many", "what percentage/rate/number", quantitative constraint, 多少/几  |
+| date        | "when", "what year/date/day", "since when", 何时/什么时候/哪一年/哪天/日期       |
+| actor       | "who", "whom", "which company/team/person/...", 谁/哪家/哪个部门/由谁          |
+| place       | "where", "which country/city", 哪里/在哪                                    |
+| yes_no      | a question opening with is/are/was/does/can/has/should/will..., 是否/吗     |
+| definition  | action explain with "what is/are", "define", "meaning of", 什么是/是什么      |
+| fact        | anything else (a lookup whose shape is open)                               |
+"""
+
+from __future__ import annotations
+
+import re
+
+_EN = re.IGNORECASE
+_PROCEDURE_EN = re.compile(r"\bhow\s+(?:do|does|did|can|could|should|would|to|must)\b|"
+                           r"\b(?:steps?|procedure|process|instructions?|workflow)\b", _EN)
+_DURATION_EN = re.compile(r"\bhow\s+long\b|\bfor\s+how\s+many\s+(?:days|weeks|months|years|hours)\b|"
+                          r"\b(?:what|which)\s+(?:duration|period|length\s+of\s+time)\b", _EN)
+_AMOUNT_EN = re.compile(r"\bhow\s+much\b|\bwhat\s+(?:does|did|do|will)\b.{0,40}\bcost\b|"
+                        r"\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:\w+\s+){0,3}"
+                        r"(?:price|fee|cost|salary|budget|reimbursement|allowance|stipend)s?\b", _EN)
+_NUMBER_EN = re.compile(r"\bhow\s+many\b|\bwhat\s+(?:is|was|are|were)?\s*(?:the\s+)?"
+                        r"(?:percentage|rate|number|share|ratio|amount|total|maximum|minimum|limit|size|count)\b|"
+                        r"\b(?:maximum|minimum)\b", _EN)
+_DATE_EN = re.compile(r"^\s*when\b|\bwhen\s+(?:was|were|did|does|do|is|will)\b|"
+                      r"\b(?:what|which)\s+(?:year|date|day|month|time)\b|\bsince\s+when\b", _EN)
+_ACTOR_EN = re.compile(r"^\s*(?:who|whom|whose)\b|\b(?:who|whom)\s+(?:is|was|were|are|did|does|has|had|will|"
+                       r"wrote|won|owns|founded|acquired|leads|handles|approves|decides)\b|"
+                       r"\b(?:which|what)\s+(?:company|companies|firm|organi[sz]ation|team|department|person|"
+                       r"people|group|player|author|agency|country's\s+leader|authority|body)\b", _EN)
+_PLACE_EN = re.compile(r"^\s*where\b|\bwhere\s+(?:is|was|are|were|did|does|do|will)\b|"
+                       r"\b(?:which|what)\s+(?:country|city|state|place|location|venue|region)\b|\blocation\b", _EN)
+_YES_NO_EN = re.compile(r"^\s*(?:is|are|was|were|does|do|did|can|could|has|have|had|should|will|would|must|may)\b",
+                        _EN)
+_DEFINITION_EN = re.compile(r"^\s*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?[\w\-\"]+(?:\s+[\w\-\"]+){0,2}\s*\??\s*$|"
+                            r"\bdefine\b|"
+                            r"\b(?:meaning|definition)\s+of\b|\bwhat\s+does\s+.{1,40}\bmean\b", _EN)
+
+_PROCEDURE_ZH = re.compile(r"如何|怎么|怎样|步骤|流程|操作方法|处理方式")
+_DURATION_ZH = re.compile(r"多久|多长时间|多少天|几天|(?:期限|时长)是?(?:多少|多长|几)")
+_AMOUNT_ZH = re.compile(r"多少钱|(?:金额|费用|价格|补贴|预算|标准)是?多少")
+_NUMBER_ZH = re.compile(r"多少|几个|几种|几次|比例|百分比|比率|数量|上限|下限")
+_DATE_ZH = re.compile(r"何时|什么时候|哪一年|哪年|哪天|哪一天|几月|几号|(?:日期|时间)是?(?:什么|哪)")
+_ACTOR_ZH = re.compile(r"谁|哪家|哪个部门|哪个团队|由哪|哪位|哪个公司|负责人|审批人")
+_PLACE_ZH = re.compile(r"哪里|在哪|哪个国家|哪个城市|地点")
+_YES_NO_ZH = re.compile(r"是否|吗[？?]?\s*$|能否|可否|有没有")
+_DEFINITION_ZH = re.compile(r"什么是|是什么|指什么|定义|含义")
+
+# (slot, English rule, Chinese rule) in precedence order, after the action-decided slots.
+_RULES: tuple[tuple[str, re.Pattern, re.Pattern], ...] = (
+    ("procedure", _PROCEDURE_EN, _PROCEDURE_ZH),
+    ("duration", _DURATION_EN, _DURATION_ZH),
+    ("amount", _AMOUNT_EN, _AMOUNT_ZH),
+    ("number", _NUMBER_EN, _NUMBER_ZH),
+    ("date", _DATE_EN, _DATE_ZH),
+    ("actor", _ACTOR_EN, _ACTOR_ZH),
+    ("place", _PLACE_EN, _PLACE_ZH),
+    ("yes_no", _YES_NO_EN, _YES_NO_ZH),
+)
+
+
+def asked_slot(query: str, action: str, quantitative: bool = False) -> tuple[str, str]:
+    """The slot the query asks for, and the rule that decided it (for the trace).
+
+    Args:
+        query: the query text.
+        action: Perception's action (compare, explain, how_to, list, summarize, lookup).
+        quantitative: Perception's quantitative flag (the query asks for a number).
+
+    Returns:
+        (slot, rule): slot one of core.vocab.SLOTS; rule e.g. "action=compare" or "pattern:date".
+    """
+    if action == "compare":
+        return "relation", "action=compare"
+    if action == "how_to":
+        return "procedure", "action=how_to"
+    if action == "list":
+        return "list", "action=list"
+    if action == "summarize":
+        return "fact", "action=summarize"
+    for slot, english, chinese in _RULES:
+        if english.search(query) or chinese.search(query):
+            return slot, f"pattern:{slot}"
+    if quantitative:
+        return "number", "constraint=quantitative"
+    if _DEFINITION_EN.search(query) or _DEFINITION_ZH.search(query):
+        return "definition", "pattern:definition"
+    return "fact", "default"
