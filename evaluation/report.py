@@ -211,6 +211,21 @@ def _latency_table(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _cell(text: Any) -> str:
+    return str(text).replace("\n", " ").replace("|", "\\|")
+
+
+def _questions_table(rows: Sequence[dict[str, Any]]) -> list[str]:
+    lines = ["| id | kind | query | status | fact | cited | answer |", "|---|---|---|---|---|---|---|"]
+    for q in rows:
+        fact = "–" if not q.get("answerable") else "no" if not q.get("has_fact") else \
+            "yes" if q.get("cites_gold_pep", True) else "yes, citing other PEPs"
+        cited = ", ".join(str(n) for n in q.get("cited_peps", []))
+        lines.append(f"| {q['id']} | {q['kind']} | {_cell(q['query'])} | {q['status']} | {fact} | {cited} | "
+                     f"{_cell(q.get('answer', ''))} |")
+    return lines
+
+
 def write_report(results: list[dict[str, Any]], out: Path) -> Path:
     """report.md beside report.json, and the PNGs it shows."""
     out.mkdir(parents=True, exist_ok=True)
@@ -259,6 +274,10 @@ def write_report(results: list[dict[str, Any]], out: Path) -> Path:
             lines += ["", f"Per question type, `{mode}`:", ""] + _table(types)
         if r.get("statuses"):
             lines += ["", "Answer status counts: `" + json.dumps(r["statuses"], ensure_ascii=False) + "`"]
+        if r.get("questions"):
+            lines += ["", "Every question (`fact`: a gold string is in the answer, \"citing other PEPs\" when no "
+                          "cited PEP holds it; unanswerable ones should be `insufficient`):", ""] \
+                + _questions_table(r["questions"])
         if r.get("fusion_sweep"):
             lines += ["", f"Fusion sweep (keyword 1.0, configured vector weight "
                           f"{r.get('fusion_weights', {}).get('vector')}):", ""] + _table(r["fusion_sweep"])

@@ -1,10 +1,10 @@
 """`sightline eval`: build (or reuse) each set's knowledge base, run every mode, score it.
 
 Retrieval runs through the same Retriever the service uses, and the answer-level modes
-(`router` on MultiHop-RAG and HotpotQA, every RGB setting) through `server.loop.AnswerLoop`, the
-code path of POST /rag. Each set's knowledge base is built under var/eval/ by the normal
-ingest, which skips the build when the corpus, chunking, pipeline code and embedder are
-unchanged, so a second run only queries.
+(`router` on MultiHop-RAG and HotpotQA, every RGB setting, the PEP questions of evaluation/peps/)
+through `server.loop.AnswerLoop`, the code path of POST /rag. Each set's knowledge base is built
+under var/eval/ by the normal ingest, which skips the build when the corpus, chunking, pipeline
+code and embedder are unchanged, so a second run only queries.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from .datasets import DEFAULT_DATA, EvalQuery, load_queries, set_folder
 from .metrics import mean_metrics, multihop_query_metrics, ndcg_at_k, recall_at_k
 from .stats import latency_summary
 
-SETS = ("scifact", "multihop", "rgb", "hotpotqa")
+SETS = ("scifact", "multihop", "rgb", "hotpotqa", "peps")
 MODES = {"bm25": "keyword", "dense": "vector", "hybrid": "hybrid"}
 ANCHORS = {
     "scifact": {"bm25 (BEIR paper)": {"ndcg@10": 0.665}, "bm25 (Anserini)": {"ndcg@10": 0.679},
@@ -170,6 +170,13 @@ def run_set(name: str, data_dir: Path | None = None, queries: Path | None = None
 
     commit = commit_state()  # the code the figures come from: HEAD when the run started (+ "dirty")
     data_dir = data_dir or DEFAULT_DATA
+    if name == "peps":  # real documentation, read from ../shared/docs-corpora/peps (evaluation/peps/)
+        from .peps.run import run_peps_set
+
+        peps = run_peps_set(data_dir, eval_kb_config(data_dir), queries, limit, progress)
+        peps["wall_seconds"] = round(time.perf_counter() - started, 1)
+        peps["commit"] = commit
+        return peps
     folder = set_folder(name, data_dir)
     if name == "rgb":
         rgb = _run_rgb(folder, data_dir, queries, limit, progress)

@@ -272,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=cmd_serve)
 
     evaluate = sub.add_parser("eval", help="evaluate on public benchmark sets")
-    evaluate.add_argument("sets", nargs="+", choices=["scifact", "multihop", "rgb", "hotpotqa"])
+    evaluate.add_argument("sets", nargs="+", choices=["scifact", "multihop", "rgb", "hotpotqa", "peps"])
     evaluate.add_argument("--data", type=Path, help="folder holding the sets (default ../shared/eval)")
     evaluate.add_argument("--queries", type=Path, help="another query file in the set's format")
     evaluate.add_argument("--limit", type=_positive, help="only the first N queries")
