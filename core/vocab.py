@@ -43,5 +43,6 @@ ISSUE_KINDS = {
     "comparison": ("missing_side", "wrong_direction", "unit_mismatch"),
     "evidence": ("no_evidence",),
     "answerability": ("unanswered",),
+    "conflict": ("conflicting_sources",),
 }
 ALL_ISSUE_KINDS = tuple(kind for kinds in ISSUE_KINDS.values() for kind in kinds)

@@ -204,7 +204,7 @@ class AnswerLoop:
         status = final_status(final.answer, final.verdict)
         text = final.answer.text
         if status == "insufficient":
-            text = insufficient_text(perception, final.plan, final.verdict)
+            text = insufficient_text(perception, final.plan, final.verdict, [a.verdict for a in attempts[:-1]])
         elif status == "partial":
             text = flag_issues(final.answer, final.verdict, perception.language)
         return self._result(request, trace, perception, attempts, status, text, started)

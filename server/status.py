@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from orchestration.types import Answer, Plan
 from perception.types import Perception
 from validation.types import Verdict
@@ -19,6 +21,9 @@ NOTHING_SEARCHED = {"en": "No knowledge base was searched.", "zh": "没有检索
 UNVERIFIED = {"en": "unverified", "zh": "未核实"}
 NOTE = {"en": "Note", "zh": "注意"}
 WHY = {"en": "Why", "zh": "原因"}
+OUTDATED = {"en": "the documents on this are outside the allowed age or time window",
+            "zh": "相关文件超出了允许的时效或时间范围"}
+AGE_KINDS = ("too_old", "outside_window")
 
 
 def _lang(language: str) -> str:
@@ -47,16 +52,36 @@ def _describe_task(task) -> str:
     return f"{task.kb} ({task.search}: \"{task.query}\"{', ' + extra if extra else ''})"
 
 
-def insufficient_text(perception: Perception, plan: Plan, verdict: Verdict | None = None) -> str:
-    """A plain statement, in the query's language, that the KB does not answer, why (the refusing
-    issue's detail: what was missing, the closest text found) and what was searched."""
+def insufficient_text(perception: Perception, plan: Plan, verdict: Verdict | None = None,
+                      earlier: Sequence[Verdict] = ()) -> str:
+    """A plain statement, in the query's language, that the KB does not answer, why and what was searched.
+
+    Why: when an earlier attempt's answer was on the question and was set aside only for its
+    sources' age or date (a freshness retry), that is the reason ("the documents on this are
+    outside the allowed age or window: ..."); else the refusing issue's detail (what was
+    missing, the closest text found)."""
     lang = _lang(perception.language)
     reasons = [i.detail for i in verdict.issues if i.kind in REFUSING] if verdict is not None else []
+    dated = _set_aside_for_age(earlier)
+    if dated:
+        reasons = [f"{OUTDATED[lang]}: {'; '.join(dated)}"]
     why = f" {WHY[lang]}: {reasons[0]}." if reasons else ""
     if not plan.tasks:
         return f"{INSUFFICIENT[lang]}{why} {NOTHING_SEARCHED[lang]}"
     searched = "; ".join(_describe_task(t) for t in plan.tasks)
     return f"{INSUFFICIENT[lang]}{why} {SEARCHED[lang]}: {searched}."
+
+
+def _set_aside_for_age(earlier: Sequence[Verdict]) -> list[str]:
+    """Details of the age/window issues of the first earlier attempt that answered the question."""
+    for verdict in earlier:
+        kinds = {i.kind for i in verdict.issues}
+        if kinds & set(REFUSING):
+            continue
+        dated = [i.detail for i in verdict.issues if i.kind in AGE_KINDS]
+        if dated:
+            return list(dict.fromkeys(dated))[:2]
+    return []
 
 
 def flag_issues(answer: Answer, verdict: Verdict, language: str) -> str:

@@ -20,7 +20,7 @@ from validation.context import STALE_STATUSES, CheckContext
 from validation.hints import hints_for
 from validation.types import Issue, Verdict
 
-DEFAULT_CHECKS = ("citation", "freshness", "comparison", "evidence", "answerability")
+DEFAULT_CHECKS = ("citation", "freshness", "comparison", "evidence", "answerability", "conflict")
 
 
 class ValidationAgent:

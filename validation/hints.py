@@ -10,6 +10,7 @@
 |   unsupported_number/_date/_term             |   (ExcludeChunks only when the chunk is known)    |
 | wrong_direction, unit_mismatch               | DropClaims([claim text])                          |
 | no_evidence, unanswered                      | Widen(factor=2), RelaxFilters()                   |
+| conflicting_sources                          | none (the answer states both; partial)            |
 
 Adjustments come out in issue order, each issue's in the order above; one equal to an earlier
 one is dropped, so the list is deterministic and has no repeats. Every issue kind of
@@ -112,6 +113,11 @@ def _search_wider(issue: Issue, inputs: HintInputs) -> list[Adjustment]:
     return [Widen(reason=issue.kind, factor=WIDEN_FACTOR), RelaxFilters(reason=issue.kind)]
 
 
+def _nothing(issue: Issue, inputs: HintInputs) -> list[Adjustment]:
+    """No retry helps: the answer is to state both sources (partial)."""
+    return []
+
+
 HINT_RULES: dict[str, Rule] = {
     "missing_side": _add_entity_task,
     "outside_window": _window_filter,
@@ -126,6 +132,7 @@ HINT_RULES: dict[str, Rule] = {
     "unit_mismatch": _drop_claim,
     "no_evidence": _search_wider,
     "unanswered": _search_wider,
+    "conflicting_sources": _nothing,
 }
 
 

@@ -2,8 +2,9 @@
 
 - `Focus.of(perception)`: the question's focus terms: its content tokens without question and
   comparison words and without the publications it names (those match metadata, not text),
-  split into *names* (tokens of the named things it asks about) and *predicate* terms (what
-  it asks about them: "acquired", "reimbursement", "length").
+  split into *names* (tokens of the named things it asks about: Perception's entities, and
+  capitalised words or codes inside the question) and *predicate* terms (what it asks about
+  them: "acquired", "reimbursement", "length").
 - `fills_slot(slot, text, language)`: whether a sentence states a fact of the asked-for kind
   (a number, a date, a duration, an amount, a name, a place, a definition, a procedure step;
   perception/slots.py decides the slot).
@@ -18,6 +19,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from core.text import has_han
 from core.vocab import SUBJECT_LABELS
 from orchestration.retrieval.tokenize import is_code, tokenize
 from perception.types import Perception
@@ -66,11 +68,13 @@ _SLOT_ZH: dict[str, re.Pattern] = {
     "duration": re.compile(rf"{_CN_NUMBER}+\s*(?:个)?(?:秒|分钟|小时|天|日|周|星期|个月|月|年)|永久|长期"),
     "date": re.compile(rf"\d{{4}}\s*年|{_CN_NUMBER}+\s*月\s*{_CN_NUMBER}*\s*日?|\d{{4}}-\d{{2}}"),
     "actor": re.compile(r"部|组|委员会|总监|经理|会计|负责|工程师|主管|办公室|中心|公司|团队|[A-Z][a-z]+"),
-    "place": re.compile(r"省|市|县|国|州|城|区|位于|[A-Z][a-z]+"),
+    "place": re.compile(r"省|市|县|国|州|城|区|位于|举办|[A-Z][a-z]+"),
     "definition": re.compile(r"是|指|即|称为|定义"),
     "procedure": re.compile(r"先|然后|随后|之后|完成后|须|应|需|步骤|提交|联系|检查|更换|重置|按"),
 }
 CONTEXT_CREDIT = 0.5
+# A capitalised word or a code inside the question (not its first word): the name of a thing.
+_NAME_WORD = re.compile(r"(?<=[\s(\"'])(?:[A-Z][\w-]*[A-Z0-9][\w-]*|[A-Z][a-z][\w-]*)")
 # Slots any sentence on the focus can fill (the answer is the statement itself).
 OPEN_SLOTS = frozenset({"fact", "yes_no", "list", "relation"})
 
@@ -83,7 +87,9 @@ def fills_slot(slot: str, text: str, language: str = "en") -> bool:
     pattern = table.get(slot)
     if pattern is None:
         return True
-    if slot in ("actor", "place") and language != "zh":
+    if slot in ("actor", "place"):
+        if language == "zh":
+            return True  # Chinese names carry no mark a pattern can see: the focus decides
         # a capitalised word that only opens the sentence is not a name
         return bool(pattern.search(text[1:] if text[:1].isupper() else text))
     return bool(pattern.search(text))
@@ -120,6 +126,8 @@ class Focus:
                 skip.update(tokens)
             elif entity.label in SUBJECT_LABELS:
                 names += [t for t in tokens if t not in names]
+        for word in _NAME_WORD.findall(text[1:]):  # names the entity rules did not know (WhatsApp)
+            names += [t for t in tokenize(word) if t not in names and t not in skip and t not in QUESTION_TERMS]
         predicate = {t: 1.0 for t in tokenize(text)
                      if t not in QUESTION_TERMS and t not in skip and t not in names}
         return cls(tuple(names), predicate, perception.slot, perception.language)
@@ -160,7 +168,11 @@ def _present(term: str, tokens: set[str]) -> bool:
 
 
 def _related(term: str, token: str) -> bool:
-    """A code and its longer form, or two stems sharing a 5+ letter prefix."""
+    """A code and its longer form, two stems sharing a 5+ letter prefix, or two Chinese words one
+    of which (2+ characters) starts the other (举办 ~ 举办地)."""
     if is_code(term):
         return token.startswith(term)
+    if has_han(term):
+        shorter, longer = sorted((term, token), key=len)
+        return len(shorter) >= 2 and longer.startswith(shorter)
     return len(term) >= 5 and len(token) >= 5 and (token.startswith(term) or term.startswith(token))

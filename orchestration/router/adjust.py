@@ -140,4 +140,5 @@ SUGGESTED: dict[str, tuple[str, ...]] = {
     "unit_mismatch": ("drop_claim",),
     "no_evidence": ("widen", "relax_filters"),
     "unanswered": ("widen", "relax_filters"),
+    "conflicting_sources": (),  # nothing to retry: the answer states both sides (partial)
 }

@@ -106,6 +106,29 @@ def test_unanswerable_question_is_insufficient_and_says_what_was_searched(loop, 
     assert "manuals" in body["answer"] and body["citations"] == []
 
 
+@pytest.mark.parametrize("query, closest", [
+    # the documents mention reimbursing insurance payments and travel costs, never an internet allowance
+    ("What is the monthly internet reimbursement?", "closest"),
+    ("What is the parental leave policy?", "closest"),
+])
+def test_on_topic_text_that_does_not_answer_is_refused_with_the_closest_text(loop, query, closest):
+    body = _ask(loop, query)
+    assert body["status"] == "insufficient", body["answer"]
+    assert "Why:" in body["answer"] and closest in body["answer"] and body["citations"] == []
+    assert any(i["kind"] == "unanswered" for i in body["validation"]["issues"])
+
+
+def test_a_freshness_retry_that_leaves_only_off_topic_text_ends_insufficient_with_the_reason(loop):
+    """The README example asked years after the policy: the retries filter the 2024 policy out and
+    used to answer about APU fault E5102, `answered`; now the refusal names the policy and the limit."""
+    body = _ask(loop, "项目验收时发现发票金额和合同不一致，应该找哪个部门处理，流程是什么？", now=dt.date(2027, 12, 1))
+    assert body["status"] == "insufficient"
+    assert "E5102" not in body["answer"] and body["citations"] == []
+    assert "policies-invoice-contract-mismatch-2024-zh" in body["answer"] and "730 days" in body["answer"]
+    first = body["attempts"][0]["verdict"]["issues"]
+    assert {i["kind"] for i in first} == {"too_old"}, "the first attempt was on the question, only too old"
+
+
 # --- retries: each fixed by the loop where the KB holds a fix ----------------------------
 
 def test_stale_source_is_caught_and_the_retry_answers_from_the_current_revision(demo_kbs, perception):
@@ -134,7 +157,7 @@ def test_too_old_source_is_replaced_by_a_current_one_on_retry(demo_kbs, percepti
     assert too_old, first
     assert any(h["action"] == "add_time_filter" for h in body["attempts"][1]["hints_in"])
     assert too_old[0]["chunk_id"] not in [c["chunk_id"] for c in body["citations"]]
-    assert body["status"] == "answered" and body["validation"]["ok"]
+    assert body["status"] == "answered" and body["validation"]["ok"], [i["detail"] for i in body["validation"]["issues"]]
 
 
 def test_missing_comparison_side_gets_its_own_task_on_retry(demo_kbs, perception):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer
 from perception.types import Perception
-from validation.checks import answerability, citation, comparison, evidence, freshness
+from validation.checks import answerability, citation, comparison, conflict, evidence, freshness
 from validation.context import CheckContext
 from validation.types import Issue
 
@@ -25,6 +25,7 @@ CHECKS: dict[str, Check] = {
     "comparison": comparison.check,
     "evidence": evidence.check,
     "answerability": answerability.check,
+    "conflict": conflict.check,
 }
 
-__all__ = ["CHECKS", "Check", "answerability", "citation", "comparison", "evidence", "freshness"]
+__all__ = ["CHECKS", "Check", "answerability", "citation", "comparison", "conflict", "evidence", "freshness"]

@@ -61,11 +61,15 @@ def _absent_subjects(perception: Perception | None, evidence: Sequence[ScoredChu
     """
     if perception is None:
         return None
-    subjects = list(dict.fromkeys(e.normalized or e.text for e in perception.entities if e.label in SUBJECT_LABELS))
+    subjects: dict[str, set[str]] = {}  # canonical name -> every way the question wrote it
+    for e in perception.entities:
+        if e.label in SUBJECT_LABELS:
+            subjects.setdefault(e.normalized or e.text, set()).update({e.text, e.normalized or e.text})
     if not subjects:
         return None
     texts = [f"{chunk.title}\n{chunk.text}" for chunk in evidence]
-    absent = [s for s in subjects if not any(tx.mentions(s, t) for t in texts)]
+    # 北京 normalised to 'Beijing' is still mentioned by a Chinese text that says 北京
+    absent = [s for s, forms in subjects.items() if not any(tx.mentions(f, t) for f in forms for t in texts)]
     return absent if len(absent) / len(subjects) > 1 - MIN_SUBJECT_COVERAGE else None
 
 

@@ -1,0 +1,53 @@
+"""The asked-for slot: what kind of fact would answer a query (perception/slots.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.vocab import SLOTS
+from perception.slots import asked_slot
+
+
+@pytest.mark.parametrize("query, action, slot", [
+    ("Compare A320 vs B737 fuel burn", "compare", "relation"),
+    ("How do I reset E4027?", "how_to", "procedure"),
+    ("What is the reimbursement process?", "lookup", "procedure"),
+    ("How long must records be kept?", "lookup", "duration"),
+    ("How much is the monthly internet reimbursement?", "lookup", "amount"),
+    ("What is the fee for late filing?", "lookup", "amount"),
+    ("How many seats does the A320neo have?", "lookup", "number"),
+    ("What maximum line length does PEP 8 recommend?", "lookup", "number"),
+    ("When does the iPhone 11 release?", "lookup", "date"),
+    ("What year was PEP 484 created?", "lookup", "date"),
+    ("Who acquired WhatsApp?", "lookup", "actor"),
+    ("Who approves the budget?", "lookup", "actor"),  # a money word in an actor question
+    ("Which company makes the LEAP-1A engine?", "lookup", "actor"),
+    ("Where is the Super Bowl 2021 played?", "lookup", "place"),
+    ("Was PEP 3103 accepted?", "lookup", "yes_no"),
+    ("What is a decorator?", "lookup", "definition"),
+    ("What is the A320neo fuel burn per hour?", "lookup", "fact"),  # a long 'what is': not a definition
+    ("What triggers E4027?", "explain", "fact"),
+    ("项目验收时发现发票金额和合同不一致，应该由谁处理？", "lookup", "actor"),  # 金额 is context, 谁 asks
+    ("报销标准是多少？", "lookup", "amount"),
+    ("2025年第二季度缺陷关闭率是多少？", "lookup", "number"),
+    ("发票金额与合同不一致怎么办？", "how_to", "procedure"),
+    ("故障记录需要保存多久？", "lookup", "duration"),
+    ("该政策是什么时候生效的？", "lookup", "date"),
+    ("这份报告是否已经关闭？", "lookup", "yes_no"),
+    ("List open maintenance tickets", "list", "list"),
+])
+def test_slot_table(query, action, slot):
+    found, rule = asked_slot(query, action)
+    assert (found, found in SLOTS) == (slot, True), rule
+
+
+def test_the_quantitative_flag_asks_for_a_number_when_no_pattern_decides():
+    assert asked_slot("Fuel burn of the A320neo", "lookup", quantitative=True) == ("number", "constraint=quantitative")
+    assert asked_slot("Fuel burn of the A320neo", "lookup") == ("fact", "default")
+
+
+def test_perception_carries_the_slot_and_says_which_rule_decided(rules_agent):
+    perception = rules_agent.run("Who acquired WhatsApp?", "2025-07-10")
+    assert perception.slot == "actor" and perception.to_dict()["slot"] == "actor"
+    assert {"rule": "slot.pattern:actor", "text": "Who acquired WhatsApp?", "produced": {"slot": "actor"}} \
+        in perception.notes

@@ -1,0 +1,77 @@
+"""The answerability check: on-topic sentences that do not answer what was asked are refused.
+
+Each case is a finding of the answer-quality review (issue 11): a question the documents never
+answer, answered with a cited sentence that only shares its topic.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from orchestration.retrieval.scored import ScoredChunk
+from orchestration.types import Claim
+from validation import ISSUE_KINDS, hints_for
+from validation.checks import answerability
+
+from .conftest import FAULT_E4027, INVOICE_2024, answer
+
+
+def passage(chunk_id: str, text: str, title: str = "") -> ScoredChunk:
+    return ScoredChunk(chunk_id, "kb", text, title or chunk_id, {})
+
+
+FOUNDED = passage("founded#0", "WhatsApp was founded in 2009 by two former Yahoo employees, Jan Koum and Brian Acton.")
+ACQUIRED = passage("acquired#0", "Facebook acquired WhatsApp in 2014 for about 19 billion dollars.")
+INSURANCE = passage("benefits#0", "The company reimburses 80% of the insurance payments of each employee.",
+                    title="Benefits")
+INTERNET = passage("benefits#1", "Employees receive a monthly internet reimbursement of 50 euros.", title="Benefits")
+ONBOARDING = passage("onboarding#0", "Acme welcomes every new employee with an onboarding week in Berlin.",
+                     title="Onboarding at Acme")
+LEAVE = passage("leave#0", "Acme pays the parental leave benefit for 14 months after the birth.", title="Leave")
+
+
+def verdict(perceive, context, query: str, claim_text: str, chunk: ScoredChunk, evidence=None):
+    result = answer([Claim(f"{claim_text} [1]", [1])], [chunk])
+    return answerability.check(perceive(query), result, evidence or [chunk], context)
+
+
+@pytest.mark.parametrize("query, text, chunk", [
+    ("Who acquired WhatsApp?", FOUNDED.text, FOUNDED),  # who founded it is not who acquired it
+    ("What is the monthly internet reimbursement?", INSURANCE.text, INSURANCE),  # another reimbursement
+    ("How long is the parental leave benefit paid?", ONBOARDING.text, ONBOARDING),  # names the company only
+    ("How long must fault code logs be kept?", "Fault code logs must be kept in the records system.",
+     passage("logs#0", "Fault code logs must be kept in the records system.")),  # the asked-for duration is missing
+], ids=["acquired-vs-founded", "other-reimbursement", "company-name-only", "no-duration"])
+def test_on_topic_sentences_that_do_not_answer_are_unanswered(perceive, context, query, text, chunk):
+    issues = verdict(perceive, context, query, text, chunk)
+    assert [i.kind for i in issues] == ["unanswered"], issues
+    assert issues[0].kind in ISSUE_KINDS["answerability"] and issues[0].claim is None
+    assert "closest" in issues[0].detail or "do not mention" in issues[0].detail
+    actions = [h.action for h in hints_for(issues, perceive(query), [chunk], context)]
+    assert actions == ["widen", "relax_filters"]  # search further before refusing
+
+
+@pytest.mark.parametrize("query, chunk", [
+    ("Who acquired WhatsApp?", ACQUIRED),
+    ("What is the monthly internet reimbursement?", INTERNET),
+    ("How long is the parental leave benefit paid?", LEAVE),
+    ("How long must fault code logs be kept?",
+     passage("logs#1", "Fault code logs must be kept for at least 36 months.")),
+    ("What triggers E4027?", FAULT_E4027),
+    ("Who checks an invoice that does not match the contract?", INVOICE_2024),
+], ids=["acquired", "internet", "leave-length", "duration", "e4027", "invoice-actor"])
+def test_sentences_that_answer_pass(perceive, context, query, chunk):
+    text = chunk.text.split("\n")[-1] if chunk in (FAULT_E4027, INVOICE_2024) else chunk.text
+    if chunk is FAULT_E4027:
+        text = next(s for s in chunk.text.replace("\n", " ").split(". ") if "triggered" in s) + "."
+    if chunk is INVOICE_2024:
+        text = next(s for s in chunk.text.replace("\n", " ").split(". ") if "Contract Management" in s) + "."
+    assert verdict(perceive, context, query, text, chunk) == []
+
+
+def test_comparisons_are_left_to_the_comparison_check(perceive, context):
+    assert verdict(perceive, context, "Compare Facebook and Yahoo revenue", FOUNDED.text, FOUNDED) == []
+
+
+def test_an_answer_without_claims_is_the_evidence_checks_business(perceive, context):
+    assert answerability.check(perceive("Who acquired WhatsApp?"), answer([], []), [FOUNDED], context) == []
