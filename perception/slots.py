@@ -30,7 +30,7 @@ _PROCEDURE_EN = re.compile(r"\bhow\s+(?:do|does|did|can|could|should|would|to|mu
 _DURATION_EN = re.compile(r"\bhow\s+long\b|\bfor\s+how\s+many\s+(?:days|weeks|months|years|hours)\b|"
                           r"\b(?:what|which)\s+(?:duration|period|length\s+of\s+time)\b", _EN)
 _AMOUNT_EN = re.compile(r"\bhow\s+much\b|\bwhat\s+(?:does|did|do|will)\b.{0,40}\bcost\b|"
-                        r"\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:\w+\s+){0,3}"
+                        r"\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:[\w']+\s+){0,3}"
                         r"(?:price|fee|cost|salary|budget|reimbursement|allowance|stipend)s?\b", _EN)
 _NUMBER_EN = re.compile(r"\bhow\s+many\b|\bwhat\s+(?:is|was|are|were)?\s*(?:the\s+)?"
                         r"(?:percentage|rate|number|share|ratio|amount|total|maximum|minimum|limit|size|count)\b|"

@@ -33,7 +33,7 @@ from perception.types import Perception
 from .citations import CitationBook
 from .comparison import Comparator, Finding, Side, comparison_sides, make_side
 from .language import glue, relation_word
-from .focus import Focus
+from .focus import Focus, asks_for_code, names_identifier
 from .questions import SLOT_OF_KIND, answer_bonus
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
 from .sentences import Candidate, evidence_candidates
@@ -90,11 +90,14 @@ class ExtractiveComposer:
         """
         language = perception.language if perception.language in ("en", "zh") else "en"
         selection = Selection(excluded_claims)
-        candidates = [c for c in evidence_candidates(evidence) if not selection.is_excluded(c.text)]
+        notes: list[str] = []
+        keep_code = asks_for_code(perception.query)
+        candidates = [c for c in evidence_candidates(evidence, keep_code) if not selection.is_excluded(c.text)]
+        if keep_code:
+            notes.append("the question asks for configuration or a command: code blocks may be quoted")
         set_priors(candidates, self.settings)
         terms = QueryTerms.from_perception(perception)
         book = CitationBook(self.snippet_chars)
-        notes: list[str] = []
         sides = comparison_sides(perception) if perception.action == "compare" else []
         if len(sides) >= 2:
             sections = self._compare(perception, sides, candidates, terms, selection, book, language, notes)
@@ -116,6 +119,11 @@ class ExtractiveComposer:
         names = [make_side(e.text, e.normalized) for e in perception.entities if e.label in MENTION_LABELS]
         if names:
             candidates = [c for c in candidates if _names_any(names, c)]
+        identifiers = Focus.of(perception).identifiers
+        naming = [c for c in candidates if all(names_identifier(i, f"{c.chunk.title}\n{c.chunk.text}")
+                                               for i in identifiers)] if identifiers else []
+        if naming:  # "Was PEP 3103 accepted?": quote the chunks about PEP 3103 when there are any
+            candidates = naming
         parts = sub_questions(perception)
         if len(parts) > 1:
             notes.append("sub-questions: " + " | ".join(p.ask for p in parts))
@@ -193,9 +201,11 @@ class ExtractiveComposer:
     # --- claims -----------------------------------------------------------------------------------
 
     def _fact(self, candidate: Candidate, book: CitationBook, entity: str | None = None) -> Claim:
-        """A fact claim quoting the sentence verbatim, its [n] marker appended."""
+        """A fact claim quoting the sentence verbatim, its [n] marker appended (a code block
+        fenced, so it reads as the configuration it is, its marker after the fence)."""
         n = book.cite(candidate.chunk, candidate.text)
-        return Claim(text=f"{candidate.text} [{n}]", citations=[n],
+        text = f"```\n{candidate.text}\n``` [{n}]" if candidate.notes.get("code") else f"{candidate.text} [{n}]"
+        return Claim(text=text, citations=[n],
                      numbers=[q.text for q in candidate.quantities], kind="fact", entity=entity)
 
 

@@ -30,6 +30,7 @@ QUESTION_TERMS = frozenset({
     "wors", "what", "who", "whom", "whose", "when", "where", "why", "how", "much", "mani", "long", "doe",
     "did", "do", "tell", "say", "accord", "articl", "report", "mention", "describ", "consid", "inform",
     "base", "provid", "detail", "discuss", "publish", "highlight", "note", "suggest", "indic", "regard",
+    "per", "each", "also", "ever", "still", "exact", "actual", "current",
     "对比", "比较", "哪个", "多少", "什么", "哪些", "区别", "差异", "怎么", "如何", "是否", "谁", "哪里", "何时",
     "吗", "呢", "请问", "应该", "可以", "需要", "处理",
 })
@@ -46,8 +47,8 @@ _SLOT_EN: dict[str, re.Pattern] = {
     "amount": re.compile(rf"[$€£¥]\s?\d|\d[\d,.]*\s?(?:%|percent|usd|eur|gbp|cny|rmb|dollars?|euros?|pounds?|"
                          rf"yuan|cents?|k\b|m\b|bn\b)|\b(?:usd|eur|gbp|cny|rmb)\s?\d|\b{_NUMBER_WORD}\s+"
                          rf"(?:dollars?|euros?|pounds?|percent)\b", re.I),
-    "duration": re.compile(rf"(?:\d+|\b{_NUMBER_WORD})[\s-]*{_UNIT_OF_TIME_EN}\b|\b(?:permanent(?:ly)?|"
-                           rf"indefinite(?:ly)?|forever|until)\b", re.I),
+    "duration": re.compile(rf"(?:\d+|\b{_NUMBER_WORD})[\s-]*(?:{_UNIT_OF_TIME_EN}|[a-z]{{2,}})\b|"
+                           rf"\b(?:permanent(?:ly)?|indefinite(?:ly)?|forever|until)\b", re.I),
     "date": re.compile(rf"\b(?:1[6-9]|20)\d\d\b|\b{_MONTH}\b\.?\s*\d|\b\d{{1,2}}\s+{_MONTH}\b|\d{{4}}-\d{{2}}|"
                        rf"\b(?:yesterday|today|last|next)\s+(?:week|month|year)\b", re.I),
     "actor": re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:[ -][A-Z][\w'-]+)*|\b[A-Z]{2,}\b|"
@@ -73,16 +74,36 @@ _SLOT_ZH: dict[str, re.Pattern] = {
     "procedure": re.compile(r"先|然后|随后|之后|完成后|须|应|需|步骤|提交|联系|检查|更换|重置|按"),
 }
 CONTEXT_CREDIT = 0.5
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+# A capitalised word or code followed by a number: "PEP 604", "Python 3.16", "Q1 2021", "Season 17"
+# (not a date: "November 9").
+IDENTIFIER = re.compile(rf"\b(?!(?i:{_MONTH})\b)(?:[A-Z][A-Za-z]*|[A-Za-z]+\d+)\s+\d+(?:\.\d+)*\b(?![.,]\d)")
 # A capitalised word or a code inside the question (not its first word): the name of a thing.
 _NAME_WORD = re.compile(r"(?<=[\s(\"'])(?:[A-Z][\w-]*[A-Z0-9][\w-]*|[A-Z][a-z][\w-]*)")
 # Slots any sentence on the focus can fill (the answer is the statement itself).
 OPEN_SLOTS = frozenset({"fact", "yes_no", "list", "relation"})
 
 
-def fills_slot(slot: str, text: str, language: str = "en") -> bool:
-    """True when `text` states a fact of the kind `slot` asks for (always for OPEN_SLOTS)."""
+_ASKS_FOR_CODE = re.compile(r"\b(?:config(?:ure|ured|uring|uration)?|settings?|ya?ml|toml|snippet|syntax|command|"
+                            r"cli|flags?|example\s+(?:of|for)|how\s+(?:do\s+i|to)\s+(?:write|declare|set|enable|"
+                            r"disable|install|build|run))\b|配置|示例|命令|写法", re.I)
+
+
+def asks_for_code(query: str) -> bool:
+    """True when the question asks for configuration, a command or code (a code block answers it)."""
+    return bool(_ASKS_FOR_CODE.search(query))
+
+
+def fills_slot(slot: str, text: str, language: str = "en", asked: str = "") -> bool:
+    """True when `text` states a fact of the kind `slot` asks for (always for OPEN_SLOTS).
+
+    Numbers the question itself writes (`asked`: "PEP 8", "in 2019") are not an answer: they are
+    blanked out of `text` before a number, amount, duration or date is looked for."""
     if slot in OPEN_SLOTS:
         return True
+    if asked and slot in ("number", "amount", "duration", "date"):
+        for number in set(_DIGITS.findall(asked)):
+            text = re.sub(rf"(?<![\d.,]){re.escape(number)}(?![\d]|[.,]\d)", " ", text)
     table = _SLOT_ZH if language == "zh" else _SLOT_EN
     pattern = table.get(slot)
     if pattern is None:
@@ -102,6 +123,8 @@ class Focus:
     Attributes:
         names: tokens of the named things asked about (people, organisations, products, codes).
         predicate: the other content tokens, each with its weight (codes and rare-looking terms 1.0).
+        identifiers: a name with its number as the question writes it ("PEP 604", "Python 3.16",
+            "Season 17", "Q1 2021"): the one thing asked about, which a source must name as such.
         slot: the asked-for slot (core.vocab.SLOTS).
         language: the question's language.
     """
@@ -110,6 +133,7 @@ class Focus:
     predicate: dict[str, float]
     slot: str
     language: str
+    identifiers: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, perception: Perception, text: str | None = None) -> Focus:
@@ -130,7 +154,11 @@ class Focus:
             names += [t for t in tokenize(word) if t not in names and t not in skip and t not in QUESTION_TERMS]
         predicate = {t: 1.0 for t in tokenize(text)
                      if t not in QUESTION_TERMS and t not in skip and t not in names}
-        return cls(tuple(names), predicate, perception.slot, perception.language)
+        identifiers = tuple(dict.fromkeys(m.group(0) for m in IDENTIFIER.finditer(text)))
+        # an identifier is matched as a whole (PEP604 has no token "pep"); its tokens are not names
+        spelled = {t for i in identifiers for t in tokenize(i)}
+        names = [n for n in names if n not in spelled]
+        return cls(tuple(names), predicate, perception.slot, perception.language, identifiers)
 
     @property
     def total(self) -> float:
@@ -160,6 +188,20 @@ class Focus:
         """The predicate terms absent from `tokens`, in question order."""
         have = set(tokens)
         return [t for t in self.predicate if t not in have and not any(_related(t, h) for h in have)]
+
+
+def names_identifier(identifier: str, text: str) -> bool:
+    """True when `text` writes the identifier's words in order (any case, space, hyphen or none
+    between them: "PEP 604", "pep-604", "PEP604"), not as part of a longer number (PEP 6040).
+
+    A dotted version ("Python 3.12.0") is specific enough alone: "3.12.0 final: 2023-10-02"
+    under a title naming Python names it."""
+    word, number = identifier.rsplit(None, 1)
+    pattern = rf"(?<![\w.]){re.escape(word)}[\s\-_]*{re.escape(number)}(?![\d]|\.\d)"
+    if re.search(pattern, text, re.I):
+        return True
+    return "." in number and re.search(rf"(?<![\w.]){re.escape(number)}(?![\d]|\.\d)", text) is not None \
+        and re.search(rf"\b{re.escape(word)}\b", text, re.I) is not None
 
 
 def _present(term: str, tokens: set[str]) -> bool:

@@ -145,27 +145,44 @@ def chunk_headings(chunk: ScoredChunk) -> list[str]:
     return [chunk.title or "", str(chunk.metadata.get("title") or ""), str(chunk.metadata.get("section") or "")]
 
 
-def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()) -> list[Candidate]:
+def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = (),
+                     keep_code: bool = False) -> list[Candidate]:
     """The quotable sentences of one chunk, in order.
 
     Lines are split first (a heading on its own line is a fragment), then sentences; each
     sentence loses any glued heading and is kept only if it is not a fragment. Markup lines
-    (`is_markup`: code blocks, table rows, HTML, Markdown headings, images) are never quoted.
+    (`is_markup`: code blocks, table rows, HTML, Markdown headings, images) are never quoted,
+    except a fenced code block when `keep_code` (the question asks for configuration or a
+    command): then the block's inner text is one candidate, marked `notes["code"]`.
 
     Args:
         chunk: the evidence chunk.
         rank: its 0-based position in the evidence.
         headings: known headings of its document (default: the chunk's own title and section).
+        keep_code: quote whole fenced code blocks as candidates.
     """
     headings = sorted(set(h for h in (list(headings) or chunk_headings(chunk)) if h), key=lambda h: (-len(h), h))
     out: list[Candidate] = []
     cursor = 0
     in_code = False
+    block: list[str] = []
     for line in chunk.text.splitlines():
         if _FENCE.match(line):
             in_code = not in_code
+            if not in_code and keep_code and any(b.strip() for b in block):
+                code = "\n".join(block).strip("\n")
+                start = chunk.text.find(code, cursor)
+                if start >= 0:
+                    cursor = start + len(code)
+                    candidate = Candidate(code, chunk, rank, len(out), start, "en")
+                    candidate.notes["code"] = True
+                    out.append(candidate)
+            block = []
             continue
-        if in_code or is_markup(line):
+        if in_code:
+            block.append(line)
+            continue
+        if is_markup(line):
             continue
         for raw in split_sentences(line):
             sentence = strip_glued_heading(raw, headings)
@@ -179,12 +196,12 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
     return out
 
 
-def evidence_candidates(evidence: Sequence[ScoredChunk]) -> list[Candidate]:
-    """Candidates of every chunk, evidence order then sentence order."""
+def evidence_candidates(evidence: Sequence[ScoredChunk], keep_code: bool = False) -> list[Candidate]:
+    """Candidates of every chunk, evidence order then sentence order (code blocks when `keep_code`)."""
     by_doc: dict[str, set[str]] = {}
     for chunk in evidence:  # every section heading seen in a document's chunks helps all of them
         by_doc.setdefault(chunk.doc_id, set()).update(chunk_headings(chunk))
     out: list[Candidate] = []
     for rank, chunk in enumerate(evidence):
-        out.extend(chunk_candidates(chunk, rank, sorted(by_doc[chunk.doc_id])))
+        out.extend(chunk_candidates(chunk, rank, sorted(by_doc[chunk.doc_id]), keep_code))
     return out

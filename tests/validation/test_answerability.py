@@ -75,3 +75,27 @@ def test_comparisons_are_left_to_the_comparison_check(perceive, context):
 
 def test_an_answer_without_claims_is_the_evidence_checks_business(perceive, context):
     assert answerability.check(perceive("Who acquired WhatsApp?"), answer([], []), [FOUNDED], context) == []
+
+
+@pytest.mark.parametrize("query, text, chunk", [
+    ("When was PEP 604 accepted?", "PEP 732 was accepted by the Python Steering Council on December 11, 2023.",
+     passage("pep-0732#0", "PEP 732 was accepted by the Python Steering Council on December 11, 2023.",
+             title="PEP 732 – The Python Documentation Editorial Board")),
+    ("What was Tesla's revenue in Q1 2021?", "Tesla's Q1 2023 revenue was $23.3 billion.",
+     passage("tesla#0", "Tesla's Q1 2023 revenue was $23.3 billion.")),
+    ("Who won the women's singles Wimbledon in 2019?", "Elena Rybakina won the women's singles final at Wimbledon.",
+     passage("wimbledon#0", "Elena Rybakina won the women's singles final at Wimbledon.")),
+], ids=["another-pep", "another-quarter", "undated-other-year"])
+def test_a_source_about_another_numbered_thing_or_year_does_not_answer(perceive, context, query, text, chunk):
+    [issue] = verdict(perceive, context, query, text, chunk)
+    assert issue.kind == "unanswered" and ("never name" in issue.detail or "never mention" in issue.detail)
+
+
+def test_the_identifier_may_be_written_without_a_space_and_a_dated_source_is_the_freshness_checks(perceive,
+                                                                                                   context):
+    pep = passage("pep-0604#0", "PEP604 was accepted by the Steering Council on 2020-09-01.",
+                  title="PEP604 – Allow writing union types as X | Y")
+    assert verdict(perceive, context, "When was PEP 604 accepted?", pep.text, pep) == []
+    dated = ScoredChunk("w#0", "kb", "Elena Rybakina won the women's singles final at Wimbledon.", "Wimbledon",
+                        {"published_at": "2019-07-14"})
+    assert verdict(perceive, context, "Who won the women's singles Wimbledon in 2019?", dated.text, dated) == []

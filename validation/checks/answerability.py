@@ -7,7 +7,9 @@ about, the predicate terms of what it asks about them, and the asked-for slot) a
 answer to three conditions:
 
 1. the cited chunks mention the question's names (at least half of them, as the evidence
-   check counts subjects);
+   check counts subjects), and name its identifiers as written ("PEP 604", "Python 3.16":
+   a chunk on PEP 732 does not answer a question on PEP 604); when the question asks about one
+   calendar year and the cited documents carry no date, they must mention that year;
 2. the answer's sentences (with their chunks' titles; a term only elsewhere in a cited chunk
    counts half) carry at least MIN_COVERAGE of the question's predicate weight: "Who acquired
    WhatsApp?" is not answered by a sentence on who founded it;
@@ -25,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orchestration.compose.focus import Focus, fills_slot
+from orchestration.compose.focus import Focus, fills_slot, names_identifier
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
 from orchestration.types import Answer, Claim
@@ -39,6 +41,8 @@ CHECK = "answerability"
 # of RGB and MultiHop-RAG (docs/VALIDATION.md).
 MIN_COVERAGE = 0.5
 MIN_NAME_SHARE = 0.5
+MIN_SLOT_COVERAGE = 1 / 3
+MAX_NEEDED_TERMS = 4
 SKIPPED_SLOTS = ("relation",)
 
 
@@ -50,7 +54,6 @@ class ClaimReading:
     text: str
     coverage: float
     fills: bool
-    names: float
 
 
 def check(perception: Perception | None, answer: Answer, evidence: Sequence[ScoredChunk],
@@ -70,35 +73,40 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
         return []  # nothing stated: the evidence check speaks for an empty answer
     focus = Focus.of(perception)
     chunks = {chunk.chunk_id: chunk for chunk in evidence}
-    readings = [reading for k, claim in claims if (reading := _read(k, claim, answer, chunks, focus)) is not None]
+    readings = [reading for k, claim in claims
+                if (reading := _read(k, claim, answer, chunks, focus, perception.query)) is not None]
     if not readings:
         return []  # no claim cites the evidence: the evidence check reports that
-    problem = _problem(focus, readings, answer, chunks)
+    problem = _problem(focus, readings, answer, chunks, perception)
     return [] if problem is None else [Issue(CHECK, "unanswered", problem)]
 
 
-def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChunk], focus: Focus
-          ) -> ClaimReading | None:
-    """The claim's coverage of the focus, whether it fills the slot, and the share of names its chunk mentions."""
+def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChunk], focus: Focus,
+          asked: str) -> ClaimReading | None:
+    """The claim's coverage of the focus (its sentence and its chunks' titles) and whether it fills the slot."""
     cited = [chunks[c.chunk_id] for n in claim.citations if (c := answer.citation(n)) is not None
              and c.chunk_id in chunks]
     if not cited:
         return None
     text = tx.strip_markers(claim.text)
     tokens = set(tokenize(text)) | {t for chunk in cited for t in tokenize(chunk.title or "")}
-    names = 1.0
-    if focus.names:
-        where = " ".join(f"{chunk.title}\n{chunk.text}" for chunk in cited)
-        where_tokens = set(tokenize(where))
-        names = sum(1 for n in focus.names if n in where_tokens) / len(focus.names)
-    return ClaimReading(index, text, focus.coverage(tokens), fills_slot(focus.slot, text, focus.language), names)
+    return ClaimReading(index, text, focus.coverage(tokens), fills_slot(focus.slot, text, focus.language, asked))
 
 
-def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks: dict[str, ScoredChunk]
-             ) -> str | None:
+def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks: dict[str, ScoredChunk],
+             perception: Perception) -> str | None:
     """What keeps the answer from answering, or None when it does."""
-    best_names = max(r.names for r in readings)
-    if best_names < MIN_NAME_SHARE:
+    cited = _cited_chunks(readings, answer, chunks)
+    unnamed = [i for i in focus.identifiers
+               if not any(names_identifier(i, f"{c.title}\n{c.text}") for c in cited)]
+    if unnamed:
+        return (f"the cited sources never name {', '.join(repr(i) for i in unnamed)}, the one thing the "
+                f"question asks about")
+    year = _asked_year(perception)
+    if year and all(not _dated(c) and year not in f"{c.title} {c.text}" for c in cited):
+        return f"the question asks about {year}; the cited sources are undated and never mention {year}"
+    named = _names_share(focus, cited)
+    if named < MIN_NAME_SHARE:
         return (f"the cited sources do not mention {', '.join(repr(n) for n in focus.names)}, which the "
                 f"question asks about")
     answer_tokens: set[str] = set()
@@ -113,15 +121,60 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
                 context |= set(tokenize(chunk.text))
     coverage = focus.coverage(answer_tokens, context)
     closest = max(readings, key=lambda r: (r.coverage, r.fills, -r.index))
-    if coverage < MIN_COVERAGE:
+    # half the question's terms, but never more than MAX_NEEDED_TERMS of them: a long multi-part
+    # question is answered part by part, and each sentence carries only its part's terms
+    needed_share = min(MIN_COVERAGE, MAX_NEEDED_TERMS / focus.total) if focus.predicate else 0.0
+    if coverage < needed_share - 1e-9:
         missing = focus.missing(answer_tokens)
         return (f"no cited sentence is about {', '.join(repr(m) for m in missing[:6])} of the question "
-                f"(covers {coverage:.0%} of its terms, needs {MIN_COVERAGE:.0%}); closest: \"{_short(closest.text)}\"")
-    on_focus = [r for r in readings if r.coverage > 0 or not focus.predicate]
+                f"(covers {coverage:.0%} of its terms, needs {needed_share:.0%}); closest: \"{_short(closest.text)}\"")
+    # the sentence stating the asked-for kind of fact must itself be on the question: at least
+    # two of its predicate terms, or a third of them when there are fewer than six
+    needed = min(MIN_SLOT_COVERAGE, 2 / focus.total) if focus.predicate else 0.0
+    on_focus = [r for r in readings if r.coverage >= needed - 1e-9]
+    if not on_focus:
+        return (f"no single cited sentence speaks to the question (each carries under {needed:.0%} of its "
+                f"terms); closest: \"{_short(closest.text)}\"")
     if not any(r.fills for r in on_focus):
         return (f"the question asks for a {focus.slot.replace('_', '/')} and no cited sentence on its topic "
                 f"states one; closest: \"{_short(closest.text)}\"")
     return None
+
+
+def _names_share(focus: Focus, cited: list[ScoredChunk]) -> float:
+    """The share of the question's names the cited chunks (together) mention; 1.0 without names."""
+    if not focus.names:
+        return 1.0
+    where = set(tokenize(" ".join(f"{c.title}\n{c.text}" for c in cited)))
+    return sum(1 for n in focus.names if n in where) / len(focus.names)
+
+
+def _cited_chunks(readings: list[ClaimReading], answer: Answer, chunks: dict[str, ScoredChunk]
+                  ) -> list[ScoredChunk]:
+    """The evidence chunks the read claims cite, in first-cited order."""
+    out: dict[str, ScoredChunk] = {}
+    for reading in readings:
+        for n in answer.claims[reading.index].citations:
+            citation = answer.citation(n)
+            if citation is not None and citation.chunk_id in chunks:
+                out.setdefault(citation.chunk_id, chunks[citation.chunk_id])
+    return list(out.values())
+
+
+def _asked_year(perception: Perception) -> str | None:
+    """The year the question's time window is, when it is exactly one calendar year."""
+    window = perception.constraints.time
+    if window is None or window.start is None or window.end is None:
+        return None
+    if window.start.year == window.end.year and (window.start.month, window.start.day) == (1, 1) \
+            and (window.end.month, window.end.day) == (12, 31):
+        return str(window.start.year)
+    return None
+
+
+def _dated(chunk: ScoredChunk) -> bool:
+    """The chunk's document carries a date (the freshness check then judges the window)."""
+    return bool(chunk.metadata.get("published_at") or chunk.metadata.get("updated_at"))
 
 
 def _short(text: str, limit: int = 160) -> str:

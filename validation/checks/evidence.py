@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.vocab import SUBJECT_LABELS
+from orchestration.compose.focus import IDENTIFIER, names_identifier
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer
 from perception.types import Perception
@@ -69,8 +70,14 @@ def _absent_subjects(perception: Perception | None, evidence: Sequence[ScoredChu
         return None
     texts = [f"{chunk.title}\n{chunk.text}" for chunk in evidence]
     # 北京 normalised to 'Beijing' is still mentioned by a Chinese text that says 北京
-    absent = [s for s, forms in subjects.items() if not any(tx.mentions(f, t) for f in forms for t in texts)]
+    absent = [s for s, forms in subjects.items()
+              if not any(tx.mentions(f, t) or names_identifier_in(f, t) for f in forms for t in texts)]
     return absent if len(absent) / len(subjects) > 1 - MIN_SUBJECT_COVERAGE else None
+
+
+def names_identifier_in(form: str, text: str) -> bool:
+    """A numbered name ("Python 3.12.0") written as the focus rule accepts it (compose/focus.py)."""
+    return bool(IDENTIFIER.fullmatch(form)) and names_identifier(form, text)
 
 
 def _cites_evidence(answer: Answer, chunk_ids: set[str]) -> bool:

@@ -257,3 +257,34 @@ def test_bad_settings_are_refused_with_the_valid_range(kwargs, message):
 def test_snippet_is_cut_at_snippet_chars(perceive, evidence):
     answer = ExtractiveComposer(snippet_chars=30).run(perceive(E4027[0]), evidence(*E4027[1]))
     assert answer.citations and all(len(c.snippet) <= 30 for c in answer.citations)
+
+
+SCRAPE_DOC = ("The scrape interval sets how often targets are scraped.\n"
+              "```yaml\nglobal:\n  scrape_interval: 15s\n```\n"
+              "The default scrape interval is one minute when the setting is left out.")
+
+
+def test_a_configuration_question_quotes_the_code_block_fenced_and_cited(composer, perceive, synthetic):
+    chunk = synthetic(SCRAPE_DOC, doc_id="scrape", title="Configuration")
+    answer = composer.run(perceive("How do I configure the scrape interval in YAML?"), [chunk])
+    code = [c for c in answer.claims if c.text.startswith("```")]
+    assert code and "scrape_interval: 15s" in code[0].text and code[0].text.endswith("``` [1]")
+    assert any("code blocks may be quoted" in n for n in answer.notes)
+
+
+def test_other_questions_never_quote_code(composer, perceive, synthetic):
+    chunk = synthetic(SCRAPE_DOC, doc_id="scrape", title="Configuration")
+    answer = composer.run(perceive("What is the default scrape interval?"), [chunk])
+    assert "scrape_interval: 15s" not in answer.text and "```" not in answer.text
+    assert "one minute" in answer.text
+
+
+def test_the_sentence_that_fills_the_asked_for_slot_leads_even_without_the_entity(composer, perceive, synthetic):
+    """Issue 11: a question on the length of a benefit was answered with sentences naming the
+    company although the chunk holding the answer ranked first; the answer said "it", not the name."""
+    answer_chunk = synthetic("E4027 requires a borescope inspection of the engine. The inspection result stays "
+                             "valid for 30 days after it is signed off.", doc_id="inspections", title="Inspections")
+    named = synthetic("E4027 was logged twice on AU-NEC in March during the harness check.", doc_id="log",
+                      title="Fleet log", score=0.9)
+    answer = composer.run(perceive("How long does the E4027 inspection result stay valid?"), [answer_chunk, named])
+    assert answer.claims[0].text.startswith("The inspection result stays valid for 30 days"), answer.text
