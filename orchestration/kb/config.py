@@ -20,6 +20,7 @@ from core.yamlconfig import parse_yaml
 from .. import paths
 from ..retrieval.dense import DenseParams
 from ..retrieval.fusion import METHODS
+from .metadata import MAPPABLE_FIELDS, MEANINGFUL_FIELDS, field_key
 
 ARMS = ("keyword", "vector")
 
@@ -46,6 +47,8 @@ class KBSettings:
     max_age_days: int | None = None
     dense: DenseParams = DenseParams()
     fusion: ArmFusion = ArmFusion()
+    # field with a meaning -> the documents' own names for it (replacing its default aliases)
+    fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,29 @@ def _fusion(where: Where, data: Any, base: ArmFusion) -> ArmFusion:
     return ArmFusion(method=method, k=k, weights=weights)
 
 
+def _fields(where: Where, data: Any, base: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """`fields: {published_at: created_at, author: [writers, by]}`: each field with a meaning and
+    the documents' own names for it (first present wins); added to the defaults' mapping."""
+    data = check.mapping(where, data, MAPPABLE_FIELDS)
+    out = dict(base)
+    for name, given in data.items():
+        sources = check.strings(where.at(name), given, "document field name")
+        for source in sources:
+            other = next((f for f in MEANINGFUL_FIELDS if field_key(f) == field_key(source)), name)
+            if other != name:
+                raise where.at(name).fail(f"'{source}' is the field {other} itself; give the name your documents "
+                                          f"use for {name}")
+        out[name] = sources
+    fed: dict[str, str] = {}
+    for name, sources in out.items():
+        for source in sources:
+            first = fed.setdefault(field_key(source), name)
+            if first != name:
+                raise where.at(name).fail(f"'{source}' is mapped to both {first} and {name}; "
+                                          "map each document field to one field")
+    return out
+
+
 def _kb(where: Where, name: str, data: Any, defaults: KBSettings, base_dir: Path) -> KBSettings:
     data = check.mapping(where, data, sorted({f.name for f in fields(KBSettings)} - {"name"}))
     settings = replace(defaults, name=name)
@@ -118,6 +144,8 @@ def _kb(where: Where, name: str, data: Any, defaults: KBSettings, base_dir: Path
         settings = replace(settings, dense=replace(settings.dense, **dense))
     if "fusion" in data:
         settings = replace(settings, fusion=_fusion(where.at("fusion"), data["fusion"], settings.fusion))
+    if "fields" in data:
+        settings = replace(settings, fields=_fields(where.at("fields"), data["fields"], settings.fields))
     return settings
 
 

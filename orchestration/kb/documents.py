@@ -2,11 +2,13 @@
 
 Every input problem is reported, never raised: a loader yields `Document`s for what it can
 read and `Skipped` records (file, line, reason) for what it cannot, so one bad line never
-stops an ingest.
+stops an ingest. A metadata value that cannot be used but need not cost the document (an
+unreadable date) is dropped, and the document says so in its `warnings`.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from collections.abc import Iterator
@@ -16,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from .metadata import MetadataError, normalize_metadata
+from .metadata import FieldMap, MetadataError, normalize
 
 MARKDOWN_SUFFIXES = {".md", ".markdown"}
 TEXT_SUFFIXES = {".txt", ".text"}
@@ -36,6 +38,9 @@ class Document:
     text: str
     metadata: dict[str, Any] = field(default_factory=dict)
     origin: str = ""  # "file:line" or "file", for reports
+    warnings: list[str] = field(default_factory=list)  # metadata values dropped (an unreadable date)
+    notes: list[str] = field(default_factory=list)     # choices made reading the metadata
+    undated_date_fields: list[str] = field(default_factory=list)  # own fields holding a date no date field took
 
 
 @dataclass
@@ -52,25 +57,36 @@ class Skipped:
 Loaded = Document | Skipped
 
 
-def _make_document(doc_id: Any, title: Any, text: Any, metadata: Any, origin: str) -> Loaded:
-    """Validate the parts of a document; a Skipped record says what is wrong."""
+def _make_document(doc_id: Any, title: Any, text: Any, metadata: Any, origin: str,
+                   fields: FieldMap | None = None) -> Loaded:
+    """Validate the parts of a document; a Skipped record says what is wrong.
+
+    A title that YAML read as a number or a date (`title: 1984`) is taken as the text it was.
+    """
     if not isinstance(text, str) or not text.strip():
         return Skipped(origin, "document has no text (field 'text' is missing or empty)")
     if doc_id is None or (isinstance(doc_id, str) and not doc_id.strip()):
         return Skipped(origin, "document has no id (add an 'id' field)")
+    if isinstance(title, (int, float, dt.date)) and not isinstance(title, bool):
+        title = title.isoformat() if isinstance(title, dt.date) else str(title)
     if title is not None and not isinstance(title, str):
         return Skipped(origin, f"field 'title' must be text, got {type(title).__name__}")
     try:
-        meta = normalize_metadata(metadata)
+        read = normalize(metadata, fields)
     except MetadataError as exc:
         return Skipped(origin, f"bad metadata: {exc}")
+    meta = read.metadata
     title = (title or meta.get("title") or "").strip()
     meta.pop("title", None)
-    return Document(str(doc_id).strip(), title, text.strip(), meta, origin)
+    return Document(str(doc_id).strip(), title, text.strip(), meta, origin,
+                    warnings=read.warnings, notes=read.notes, undated_date_fields=read.undated_date_fields)
 
 
-def read_jsonl(path: Path) -> Iterator[Loaded]:
-    """Documents of a JSONL file: {"id" or "_id", "title", "text", "metadata"} per line."""
+def read_jsonl(path: Path, fields: FieldMap | None = None) -> Iterator[Loaded]:
+    """Documents of a JSONL file: {"id" or "_id", "title", "text", "metadata"} per line.
+
+    `fields` says which metadata field feeds which field with a meaning (default: the aliases).
+    """
     try:
         handle = path.open("rb")
     except OSError as exc:
@@ -96,7 +112,7 @@ def read_jsonl(path: Path) -> Iterator[Loaded]:
                 continue
             doc_id = record.get("id", record.get("_id"))
             metadata = record.get("metadata")
-            yield _make_document(doc_id, record.get("title"), record.get("text"), metadata, origin)
+            yield _make_document(doc_id, record.get("title"), record.get("text"), metadata, origin, fields)
 
 
 def _read_text_file(path: Path) -> str | Skipped:
@@ -109,8 +125,11 @@ def _read_text_file(path: Path) -> str | Skipped:
         return Skipped(str(path), f"cannot read file ({exc.strerror})")
 
 
-def read_markdown(path: Path, default_id: str) -> Loaded:
-    """One Markdown document; YAML front matter between `---` lines gives id and metadata."""
+def read_markdown(path: Path, default_id: str, fields: FieldMap | None = None) -> Loaded:
+    """One Markdown document; YAML front matter between `---` lines gives id and metadata.
+
+    `fields` says which front matter field feeds which field with a meaning (default: the aliases).
+    """
     content = _read_text_file(path)
     if isinstance(content, Skipped):
         return content
@@ -123,6 +142,8 @@ def read_markdown(path: Path, default_id: str) -> Loaded:
             mark = getattr(exc, "problem_mark", None)
             where = f"{path}:{mark.line + 2}" if mark else str(path)
             return Skipped(where, f"front matter is not valid YAML ({getattr(exc, 'problem', exc)})")
+        except RecursionError:
+            return Skipped(str(path), "front matter is nested too deeply to read")
         if loaded is not None and not isinstance(loaded, dict):
             return Skipped(f"{path}:1", "front matter must be a mapping of fields")
         metadata = dict(loaded or {})
@@ -132,7 +153,7 @@ def read_markdown(path: Path, default_id: str) -> Loaded:
     if title is None:
         heading = _HEADING.search(content)
         title = heading.group(1) if heading else path.stem.replace("-", " ").replace("_", " ")
-    return _make_document(doc_id, title, content, metadata, str(path))
+    return _make_document(doc_id, title, content, metadata, str(path), fields)
 
 
 def read_text(path: Path, default_id: str) -> Loaded:
@@ -144,8 +165,11 @@ def read_text(path: Path, default_id: str) -> Loaded:
     return _make_document(default_id, first[:200], content, {}, str(path))
 
 
-def iter_documents(paths: list[Path]) -> Iterator[Loaded]:
-    """Every document under the given files and folders, in a stable (sorted) order."""
+def iter_documents(paths: list[Path], fields: FieldMap | None = None) -> Iterator[Loaded]:
+    """Every document under the given files and folders, in a stable (sorted) order.
+
+    `fields` says which document field feeds which field with a meaning (default: the aliases).
+    """
     for root in paths:
         if not root.exists():
             yield Skipped(str(root), "path does not exist")
@@ -156,9 +180,9 @@ def iter_documents(paths: list[Path]) -> Iterator[Loaded]:
             rel = path.relative_to(root) if root.is_dir() else Path(path.name)
             default_id = rel.with_suffix("").as_posix()
             if suffix in JSONL_SUFFIXES:
-                yield from read_jsonl(path)
+                yield from read_jsonl(path, fields)
             elif suffix in MARKDOWN_SUFFIXES:
-                yield read_markdown(path, default_id)
+                yield read_markdown(path, default_id, fields)
             elif suffix in TEXT_SUFFIXES:
                 yield read_text(path, default_id)
             else:

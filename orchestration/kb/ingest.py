@@ -4,7 +4,9 @@
 writes a new build directory, writes the manifest last, then switches `current` to it
 atomically. Embeddings of chunks whose text did not change are reused from the current
 build, so updating a large knowledge base only embeds what is new. Nothing about the input
-raises: every document that cannot be used is reported with its file, line and reason.
+raises: every document that cannot be used is reported with its file, line and reason, and
+so is what the metadata gave: how many documents carry each field with a meaning, values
+dropped (an unreadable date), and a knowledge base none of whose documents carries a date.
 """
 
 from __future__ import annotations
@@ -35,14 +37,36 @@ from .chunking import chunk_text
 from .config import KBSettings
 from .documents import Document, Skipped, iter_documents
 from .manifest import read_manifest, write_manifest
+from .metadata import COUNTED_FIELDS, DOCUMENT_DATE_FIELDS, FieldMap
 from .store import ChunkStore, StoredChunk, write_store
 
 EMBED_BATCH = 64
+CONFIG_FILE = "config/knowledge_bases.yaml"
+NOTE_EXAMPLES = 3  # documents named per note in the summary
+
+
+@dataclass
+class Notice:
+    """Something an ingest read and a person should know: a value dropped, a choice made."""
+
+    origin: str  # "file:line" or "file"; "" for the knowledge base as a whole
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.origin}: {self.message}" if self.origin else self.message
+
+    def to_dict(self) -> dict[str, str]:
+        return {"origin": self.origin, "message": self.message}
 
 
 @dataclass
 class IngestReport:
-    """What an ingest did: counts, skipped inputs with reasons, where the build is."""
+    """What an ingest did: counts, skipped inputs with reasons, where the build is.
+
+    Also what the documents' metadata gave: how many documents carry each field with a meaning
+    (`field_counts`), values dropped and undated knowledge bases (`warnings`) and choices made,
+    such as an alias not used because the field itself is given (`notes`).
+    """
 
     kb: str
     documents: int = 0
@@ -53,13 +77,36 @@ class IngestReport:
     unchanged: bool = False
     build_dir: Path | None = None
     seconds: float = 0.0
+    field_counts: dict[str, int] = field(default_factory=dict)
+    warnings: list[Notice] = field(default_factory=list)
+    notes: list[Notice] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"kb": self.kb, "documents": self.documents, "chunks": self.chunks,
                 "embedded": self.embedded, "reused_vectors": self.reused_vectors,
                 "unchanged": self.unchanged, "build_dir": str(self.build_dir) if self.build_dir else None,
                 "seconds": round(self.seconds, 2),
-                "skipped": [{"origin": s.origin, "reason": s.reason} for s in self.skipped]}
+                "skipped": [{"origin": s.origin, "reason": s.reason} for s in self.skipped],
+                "fields": dict(self.field_counts),
+                "warnings": [w.to_dict() for w in self.warnings],
+                "notes": [n.to_dict() for n in self.notes]}
+
+    def _fields_line(self) -> str:
+        carried = [f"{name} {count}" for name, count in self.field_counts.items() if count]
+        return (f"fields carried (of {self.documents} documents): {', '.join(carried)}" if carried
+                else "fields carried: none with a meaning")
+
+    def _note_lines(self) -> list[str]:
+        """Notes grouped by message: one line each, naming a few of the documents."""
+        grouped: dict[str, list[str]] = {}
+        for note in self.notes:
+            grouped.setdefault(note.message, []).append(note.origin)
+        lines = []
+        for message, origins in grouped.items():
+            named = ", ".join(origins[:NOTE_EXAMPLES]) + (f" and {len(origins) - NOTE_EXAMPLES} more"
+                                                          if len(origins) > NOTE_EXAMPLES else "")
+            lines.append(f"  - {message}: {len(origins)} document(s) ({named})")
+        return lines
 
     def summary(self) -> str:
         """The final report a person reads after an ingest."""
@@ -69,14 +116,52 @@ class IngestReport:
                 f"({self.embedded} embedded, {self.reused_vectors} reused) in {self.seconds:.1f}s -> {self.build_dir}")
         lines = [head, f"skipped {len(self.skipped)} input(s)" + (":" if self.skipped else "")]
         lines += [f"  - {s}" for s in self.skipped]
+        if self.field_counts:
+            lines.append(self._fields_line())
+        if self.warnings:
+            lines.append(f"{len(self.warnings)} warning(s):")
+            lines += [f"  - {w}" for w in self.warnings]
+        if self.notes:
+            lines.append(f"{len(self.notes)} note(s):")
+            lines += self._note_lines()
         return "\n".join(lines)
 
 
-def _load_documents(paths: Iterable[Path], report: IngestReport) -> list[Document]:
+def _undated_warning(kb: str, documents: list[Document]) -> Notice | None:
+    """The warning for a knowledge base none of whose documents carries a date, naming the
+    documents' own fields that hold one (the likely candidates for fields.published_at)."""
+    if any(key in doc.metadata for doc in documents for key in DOCUMENT_DATE_FIELDS):
+        return None
+    message = (f"time filters and freshness checks will not apply to KB {kb}: map your date field "
+               f"with fields.published_at in {CONFIG_FILE}")
+    candidates: dict[str, int] = {}
+    for doc in documents:
+        for name in doc.undated_date_fields:
+            candidates[name] = candidates.get(name, 0) + 1
+    if candidates:
+        ranked = sorted(candidates.items(), key=lambda item: (-item[1], item[0]))[:NOTE_EXAMPLES]
+        message += " (fields holding dates: " + ", ".join(f"{n} in {c} document(s)" for n, c in ranked) + ")"
+    return Notice("", message)
+
+
+def _read_metadata_report(documents: list[Document], report: IngestReport) -> None:
+    """Fill the report's field counts, warnings and notes from the documents read."""
+    report.field_counts = {name: sum(1 for doc in documents if doc.metadata.get(name) not in (None, "", []))
+                           for name in COUNTED_FIELDS}
+    undated = _undated_warning(report.kb, documents)
+    if undated is not None:
+        report.warnings.append(undated)
+    for doc in documents:
+        report.warnings += [Notice(doc.origin, message) for message in doc.warnings]
+        report.notes += [Notice(doc.origin, message) for message in doc.notes]
+
+
+def _load_documents(paths: Iterable[Path], report: IngestReport, fields: FieldMap | None = None
+                    ) -> list[Document]:
     """Documents from all paths, duplicates of an id skipped with a pointer to the first."""
     documents: list[Document] = []
     first_seen: dict[str, str] = {}
-    for item in iter_documents(list(paths)):
+    for item in iter_documents(list(paths), fields):
         if isinstance(item, Skipped):
             report.skipped.append(item)
         elif item.id in first_seen:
@@ -192,12 +277,13 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
     started = time.perf_counter()
     stage = on_stage or (lambda _name: None)
     report = IngestReport(kb=settings.name)
-    documents = _load_documents(paths if paths is not None else settings.paths, report)
+    documents = _load_documents(paths if paths is not None else settings.paths, report, FieldMap(settings.fields))
     report.documents = len(documents)
     if not documents:
         reasons = "; ".join(str(s) for s in report.skipped[:5]) or "no input files"
         raise KnowledgeBaseError(f"knowledge base '{settings.name}': no usable documents ({reasons})",
                                  field="paths")
+    _read_metadata_report(documents, report)
     checksum = _source_checksum(documents, settings, embedder)
     current = layout.current_build(kb_dir)
     if current is not None and not rebuild:

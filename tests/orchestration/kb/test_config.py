@@ -3,7 +3,7 @@
 import pytest
 
 from core.errors import ConfigError
-from orchestration.kb.config import parse_kb_config
+from orchestration.kb.config import load_kb_config, parse_kb_config
 
 GOOD = {"knowledge_bases": {"manuals": {"paths": ["docs"], "chunk_words": 200}}}
 
@@ -31,6 +31,20 @@ def _with(**kb):
      "knowledge_bases.manuals.dense.hnsw_m"),
     ({"knowledge_bases": {"bad name": {}}}, r"knowledge_bases: knowledge base name 'bad name' must be",
      "knowledge_bases"),
+    (_with(fields={"published": "created_at"}),
+     r"kb.yaml: knowledge_bases: manuals: fields: unknown key 'published'; allowed: published_at, updated_at, "
+     r"effective_date, expires_at, source, .*author, tags, authority, acl, page \(did you mean 'published_at'\?\)",
+     "knowledge_bases.manuals.fields"),
+    (_with(fields=["published_at"]), r"manuals: fields: expected a mapping with keys published_at",
+     "knowledge_bases.manuals.fields"),
+    (_with(fields={"published_at": ""}), r"fields: published_at: each document field name must be a non-empty string",
+     "knowledge_bases.manuals.fields.published_at"),
+    (_with(fields={"published_at": "updated_at"}),
+     r"fields: published_at: 'updated_at' is the field updated_at itself; give the name your documents use for "
+     r"published_at", "knowledge_bases.manuals.fields.published_at"),
+    (_with(fields={"published_at": "created_on", "updated_at": ["modified", "created_on"]}),
+     r"fields: updated_at: 'created_on' is mapped to both published_at and updated_at; map each document field "
+     r"to one field", "knowledge_bases.manuals.fields.updated_at"),
 ])
 def test_bad_knowledge_base_configs_name_the_place_and_the_fix(data, message, field):
     with pytest.raises(ConfigError, match=message) as info:
@@ -41,3 +55,20 @@ def test_bad_knowledge_base_configs_name_the_place_and_the_fix(data, message, fi
 def test_a_good_config_parses():
     config = parse_kb_config(GOOD, source="kb.yaml")
     assert config.knowledge_bases["manuals"].chunk_words == 200
+
+
+def test_fields_map_each_meaning_to_the_documents_own_names_and_merge_with_the_defaults():
+    config = parse_kb_config({"defaults": {"fields": {"author": "writers"}},
+                              "knowledge_bases": {"blog": {"paths": ["docs"],
+                                                           "fields": {"published_at": "created_at",
+                                                                      "updated_at": ["modified_on", "edited"]}},
+                                                  "specs": {"paths": ["docs"]}}}, source="kb.yaml")
+    assert config.knowledge_bases["blog"].fields == {"author": ("writers",), "published_at": ("created_at",),
+                                                     "updated_at": ("modified_on", "edited")}
+    assert config.knowledge_bases["specs"].fields == {"author": ("writers",)}
+    assert parse_kb_config(GOOD, source="kb.yaml").knowledge_bases["manuals"].fields == {}
+
+
+def test_the_shipped_config_parses_and_maps_no_fields():
+    config = load_kb_config()
+    assert all(settings.fields == {} for settings in config.knowledge_bases.values())
