@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import threading
 from collections.abc import Iterable
 from datetime import UTC, date, datetime
@@ -23,6 +24,7 @@ from perception.filters import FilterRules, distinct_values
 from perception.keywords import KeywordRules
 from perception.language import detect_language
 from perception.ner import StatisticalNER
+from perception.publications import unknown_publications
 from perception.slots import asked_slot
 from perception.timeexpr import TimeRules
 from perception.types import Constraints, Entity, Perception
@@ -196,11 +198,21 @@ class PerceptionAgent:
         keywords = self._keywords.keywords(text, language, entities, time_spans + source_spans)
         constraints = Constraints(time=found.window, status=distinct_values(statuses),
                                   doc_type=distinct_values(doc_types),
-                                  source=list(dict.fromkeys(sources)), quantitative=bool(quant))
+                                  source=list(dict.fromkeys(sources)), quantitative=bool(quant),
+                                  unknown_sources=self._unknown_sources(text))
         slot, slot_rule = asked_slot(text, action, constraints.quantitative)
         notes.append({"rule": f"slot.{slot_rule}", "text": text, "produced": {"slot": slot}})
         return Perception(query=text, language=language, action=action, entities=entities,
                           constraints=constraints, keywords=keywords, notes=notes, slot=slot)
+
+    def _unknown_sources(self, text: str) -> list[str]:
+        """Publications the query cites that no known source covers (perception/publications.py)."""
+        def covers(name: str) -> bool:  # a known source or alias is the whole name ("The" and "'s" aside)
+            bare = re.sub(r"['’]s$", "", name)
+            return any(h.start == 0 and h.end >= len(text) for text in (bare, re.sub(r"^[Tt]he\s+", "", bare))
+                       for h in self._entities.find_sources(text))
+
+        return unknown_publications(text, self.known_sources, covers)
 
     def _source_targets(self, entity: Entity) -> list[str]:
         """The KB source names a SOURCE entity stands for (several for an ambiguous alias)."""

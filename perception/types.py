@@ -94,6 +94,8 @@ class Constraints:
         doc_type: normalised document types (see DOC_TYPE_VALUES), in order of appearance.
         source: publication / source names exactly as in KB `source` metadata.
         quantitative: True when the query asks for a number (how many, rate, highest, 多少 ...).
+        unknown_sources: publications the query cites that no knowledge base holds documents
+            from ("an article by Bloomberg" when no KB has Bloomberg; perception/publications.py).
     """
 
     time: TimeWindow | None = None
@@ -101,12 +103,13 @@ class Constraints:
     doc_type: list[str] = field(default_factory=list)
     source: list[str] = field(default_factory=list)
     quantitative: bool = False
+    unknown_sources: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """The constraints as JSON-ready data."""
         return {"time": self.time.to_dict() if self.time else None, "status": list(self.status),
                 "doc_type": list(self.doc_type), "source": list(self.source),
-                "quantitative": self.quantitative}
+                "quantitative": self.quantitative, "unknown_sources": list(self.unknown_sources)}
 
     @classmethod
     def from_dict(cls, data: dict) -> Constraints:
@@ -115,7 +118,8 @@ class Constraints:
         return cls(time=TimeWindow.from_dict(time) if time else None,
                    status=list(data.get("status", [])), doc_type=list(data.get("doc_type", [])),
                    source=list(data.get("source", [])),
-                   quantitative=bool(data.get("quantitative", False)))
+                   quantitative=bool(data.get("quantitative", False)),
+                   unknown_sources=list(data.get("unknown_sources", [])))
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,8 @@ _SLOT_ZH: dict[str, re.Pattern] = {
 }
 CONTEXT_CREDIT = 0.5
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+_CALENDAR_WORD = re.compile(r"(?i:(?:jan|febr)uary|march|april|may|june|july|august|september|october|november|"
+                            r"december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)")
 # A capitalised word or code followed by a number: "PEP 604", "Python 3.16", "Q1 2021", "Season 17"
 # (not a date: "November 9").
 IDENTIFIER = re.compile(rf"\b(?!(?i:{_MONTH})\b)(?:[A-Z][A-Za-z]*|[A-Za-z]+\d+)\s+\d+(?:\.\d+)*\b(?![.,]\d)")
@@ -151,6 +153,8 @@ class Focus:
             elif entity.label in SUBJECT_LABELS:
                 names += [t for t in tokens if t not in names]
         for word in _NAME_WORD.findall(text[1:]):  # names the entity rules did not know (WhatsApp)
+            if _CALENDAR_WORD.fullmatch(word):
+                continue  # "November", "Monday": a date, not a name
             names += [t for t in tokenize(word) if t not in names and t not in skip and t not in QUESTION_TERMS]
         predicate = {t: 1.0 for t in tokenize(text)
                      if t not in QUESTION_TERMS and t not in skip and t not in names}

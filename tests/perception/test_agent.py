@@ -81,7 +81,7 @@ def test_to_dict_is_json_and_round_trips(agent, query):
     p = agent.run(query, NOW)
     data = json.loads(json.dumps(p.to_dict(), ensure_ascii=False))
     assert set(data) >= {"query", "language", "action", "entities", "constraints", "keywords", "notes"}
-    assert set(data["constraints"]) == {"time", "status", "doc_type", "source", "quantitative"}
+    assert set(data["constraints"]) == {"time", "status", "doc_type", "source", "quantitative", "unknown_sources"}
     assert Perception.from_dict(data) == p
     for e in data["entities"]:
         assert set(e) >= {"text", "label", "span", "origin", "normalized"}

@@ -157,7 +157,8 @@ def test_too_old_source_is_replaced_by_a_current_one_on_retry(demo_kbs, percepti
     assert too_old, first
     assert any(h["action"] == "add_time_filter" for h in body["attempts"][1]["hints_in"])
     assert too_old[0]["chunk_id"] not in [c["chunk_id"] for c in body["citations"]]
-    assert body["status"] == "answered" and body["validation"]["ok"], [i["detail"] for i in body["validation"]["issues"]]
+    details = [i["detail"] for i in body["validation"]["issues"]]
+    assert body["status"] == "answered" and body["validation"]["ok"], details
 
 
 def test_missing_comparison_side_gets_its_own_task_on_retry(demo_kbs, perception):

@@ -115,3 +115,11 @@ def rows(adjustments, claims=()) -> list[tuple]:
             params = {"claim": texts.index(a.claims[0])} if len(a.claims) == 1 and a.claims[0] in texts else params
         out.append((a.action, params, a.reason))
     return out
+
+
+@pytest.fixture(scope="session")
+def ner_agent():
+    """A warmed Perception agent with statistical NER (a model fixture: the suite marks its tests `model`)."""
+    agent = PerceptionAgent(use_ner=True)
+    agent.warm_up()
+    return agent

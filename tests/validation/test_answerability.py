@@ -99,3 +99,19 @@ def test_the_identifier_may_be_written_without_a_space_and_a_dated_source_is_the
     dated = ScoredChunk("w#0", "kb", "Elena Rybakina won the women's singles final at Wimbledon.", "Wimbledon",
                         {"published_at": "2019-07-14"})
     assert verdict(perceive, context, "Who won the women's singles Wimbledon in 2019?", dated.text, dated) == []
+
+
+def test_a_question_on_a_publication_no_knowledge_base_holds_is_unanswered(context):
+    """MultiHop-RAG null questions cite outlets the corpus lacks; on-topic text from other outlets
+    answered them."""
+    from perception import PerceptionAgent
+
+    agent = PerceptionAgent(use_ner=False, known_sources=("The Verge", "TechCrunch"))
+    agent.warm_up()
+    chunk = passage("verge#0", "Apple is reportedly in talks to acquire Stripe, a payments start-up.")
+    result = answer([Claim(f"{chunk.text} [1]", [1])], [chunk])
+    asked = agent.run("Based on a report by Bloomberg, which company is Apple in talks to acquire?", "2023-12-01")
+    [issue] = answerability.check(asked, result, [chunk], context)
+    assert "'Bloomberg'" in issue.detail and "no knowledge base holds" in issue.detail
+    known = agent.run("Based on a report by The Verge, which company is Apple in talks to acquire?", "2023-12-01")
+    assert answerability.check(known, result, [chunk], context) == []

@@ -67,6 +67,8 @@ def test_a_conflict_makes_the_answer_partial_not_refused():
 
 
 def test_the_same_sentence_in_reports_on_different_things_is_not_a_conflict():
-    a = ScoredChunk("tr17#0", "reports", "测试状态为已关闭，报告于 2025-06-09 关闭。", "测试报告 TR-2025-017：A320neo 起落架收放测试", {})
-    b = ScoredChunk("tr11#0", "reports", "测试状态为已关闭，报告于 2025-04-22 关闭。", "测试报告 TR-2025-011：737 MAX 8 液压系统压力测试", {})
+    a = ScoredChunk("tr17#0", "reports", "测试状态为已关闭，报告于 2025-06-09 关闭。",
+                    "测试报告 TR-2025-017：A320neo 起落架收放测试", {})
+    b = ScoredChunk("tr11#0", "reports", "测试状态为已关闭，报告于 2025-04-22 关闭。",
+                    "测试报告 TR-2025-011：737 MAX 8 液压系统压力测试", {})
     assert issues_for(a.text, a, [a, b]) == []

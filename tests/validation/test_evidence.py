@@ -54,3 +54,18 @@ def test_evidence_that_never_mentions_the_questions_subjects_is_no_evidence():
     assert [i.kind for i in issues] == ["no_evidence"] and "A321XLR" in issues[0].detail
     about_it = agent.run("What is the fuel burn of the A320neo?")
     assert evidence_check.check(about_it, answer, [chunk], CheckContext()) == []
+
+
+def test_a_possessive_or_a_quoted_description_is_matched_as_a_reader_would(ner_agent, context):
+    """MultiHop-RAG: "Tyreek Hill's" was 'never mentioned' by evidence naming Tyreek Hill, and a
+    quoted description ('New users of sportsbooks') was required word for word."""
+    from orchestration.retrieval.scored import ScoredChunk
+    from orchestration.types import Claim
+
+    chunk = ScoredChunk("nfl#0", "news", "Tyreek Hill needs 300 yards to reach 2,000 this season.", "NFL", {})
+    for query in ("Will Tyreek Hill's season reach 2,000 receiving yards?",
+                  "Do the articles on 'New users of sportsbooks' say Tyreek Hill reaches 2,000 yards?"):
+        perception = ner_agent.run(query, "2023-12-10")
+        assert {e.label for e in perception.entities} & {"PERSON", "QUOTED"}, perception.entities  # can fail
+        result = answer([Claim("Tyreek Hill needs 300 yards to reach 2,000 this season. [1]", [1])], [chunk])
+        assert evidence.check(perception, result, [chunk], context) == [], query

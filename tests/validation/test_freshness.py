@@ -135,3 +135,17 @@ def test_each_chunk_is_judged_once(perceive, context):
 def test_without_perception_only_status_and_age_apply():
     context = CheckContext(now=NOW, max_age_days={"*": 3650})
     assert kinds(freshness.check(None, cite(A320_2021), EVIDENCE, context)) == ["stale_status"]
+
+
+def test_a_current_article_on_the_asked_year_or_day_is_evidence_about_it(perceive, context):
+    """MultiHop-RAG: 'previously defeated by Argentina in Sydney in 2020' asks about an event of 2020
+    that 2023 articles report; they were flagged outside the window and the answer refused."""
+    from orchestration.retrieval.scored import ScoredChunk
+
+    about = ScoredChunk("news#0", "news", "Argentina beat Australia in Sydney in 2020 before the final.",
+                        "Final preview", {"published_at": "2023-10-18"})
+    other = ScoredChunk("news#1", "news", "Argentina beat Australia in Sydney before the final.",
+                        "Final preview", {"published_at": "2023-10-18"})
+    perception = perceive("Which team was defeated by Argentina in Sydney in 2020?")
+    assert freshness.check(perception, cite(about), [about], context) == []
+    assert kinds(freshness.check(perception, cite(other), [other], context)) == ["outside_window"]

@@ -1,12 +1,13 @@
 """Conflict check: two sources state the same thing with different values.
 
 A cited sentence conflicts with an evidence sentence of another chunk when the two say the
-same thing (at least MIN_SHARED of their terms in common) and one replaces a few value terms of
-the other, as many as it takes out (at most MAX_DIFFERENT: "Tampa, Florida" against "Glendale,
-Arizona", "87%" against "85%"; "2,360 kg per block hour" against "13.3 kg per seat per hour with
-178 seats" measures something else). A difference that names another period or another thing (a year, a quarter, a code:
-"Q1 ... 82%" against "Q2 ... 87%", "A320" against "B737"), or that sits in chunks whose titles name different things (report
-TR-2025-017 against TR-2025-011), is two facts, not a conflict.
+same thing (at least MIN_SHARED of their terms in common) and one replaces a few value terms
+of the other, as many as it takes out (at most MAX_DIFFERENT: "Tampa, Florida" against
+"Glendale, Arizona", "87%" against "85%"; "2,360 kg per block hour" against "13.3 kg per seat
+per hour with 178 seats" measures something else). A difference that names another period or
+another thing (a year, a quarter, a code: "Q1 ... 82%" against "Q2 ... 87%", "A320" against
+"B737"), or that sits in chunks whose titles name different things (report TR-2025-017
+against TR-2025-011), is two facts, not a conflict.
 
 The issue `conflicting_sources` names both values, both sources and their dates, and which one
 the answer should prefer: the effective one over a draft/superseded/expired one (that rule is

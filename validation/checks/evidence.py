@@ -12,6 +12,7 @@ Pure and deterministic.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from core.vocab import SUBJECT_LABELS
@@ -64,8 +65,9 @@ def _absent_subjects(perception: Perception | None, evidence: Sequence[ScoredChu
         return None
     subjects: dict[str, set[str]] = {}  # canonical name -> every way the question wrote it
     for e in perception.entities:
-        if e.label in SUBJECT_LABELS:
-            subjects.setdefault(e.normalized or e.text, set()).update({e.text, e.normalized or e.text})
+        if e.label in SUBJECT_LABELS and not _described(e.label, e.text):
+            forms = {e.text, e.normalized or e.text}
+            subjects.setdefault(e.normalized or e.text, set()).update(forms | {_POSSESSIVE.sub("", f) for f in forms})
     if not subjects:
         return None
     texts = [f"{chunk.title}\n{chunk.text}" for chunk in evidence]
@@ -73,6 +75,16 @@ def _absent_subjects(perception: Perception | None, evidence: Sequence[ScoredChu
     absent = [s for s, forms in subjects.items()
               if not any(tx.mentions(f, t) or names_identifier_in(f, t) for f in forms for t in texts)]
     return absent if len(absent) / len(subjects) > 1 - MIN_SUBJECT_COVERAGE else None
+
+
+_POSSESSIVE = re.compile(r"['’]s?$")
+
+
+def _described(label: str, text: str) -> bool:
+    """A quoted description rather than a name ('New users of sportsbooks', 'the match'): the
+    question quotes how it reads the source, which seldom says it in those words."""
+    words = text.strip("'\"“”‘’ ").split()
+    return label == "QUOTED" and (len(words) >= 3 or (bool(words) and words[0].lower() in ("the", "a", "an")))
 
 
 def names_identifier_in(form: str, text: str) -> bool:

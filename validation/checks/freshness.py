@@ -4,7 +4,9 @@ Promises, for each distinct evidence chunk cited by a non-notice claim (notices 
 draft to say it is only a draft), in order of first citation:
 - its document date (`document_date`: published, else updated, else effective) lies outside
   the query's time window -> `outside_window` (an open side of the window accepts everything;
-  a chunk without a date is not judged);
+  a chunk without a date is not judged; nor is a current (not stale) chunk that itself speaks of
+  the asked period when that period is one calendar year or one day: a 2023 article on "the
+  2020 final" or on "the November 16 launch" is evidence about them, `speaks_of`);
 - its status is one of `context.stale_statuses` (draft, superseded, expired) and the query did
   not ask for that status (`constraints.status`) -> `stale_status`;
 - the query has no time window and the document is older than `context.max_age_for(kb)` days
@@ -16,6 +18,7 @@ evidence are the citation check's business and are skipped here. Pure and determ
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterator, Sequence
 
 from orchestration.kb.metadata import document_date
@@ -47,10 +50,12 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
     issues: list[Issue] = []
     for claim_index, chunk in _cited_chunks(answer, evidence):
         day = _document_day(chunk)
-        if window is not None and day is not None and not window.contains(day):
-            issues.append(_outside(claim_index, chunk, day, window))
         status = str(chunk.metadata.get("status") or "").lower()
-        if status in context.stale_statuses and status not in wanted:
+        stale = status in context.stale_statuses
+        if window is not None and day is not None and not window.contains(day) \
+                and (stale or not speaks_of(chunk, window)):
+            issues.append(_outside(claim_index, chunk, day, window))
+        if stale and status not in wanted:
             issues.append(Issue(CHECK, "stale_status", f"{chunk.chunk_id} ({chunk.title!r}) is {status}; "
                                 "the query did not ask for that status", claim=claim_index,
                                 chunk_id=chunk.chunk_id))
@@ -74,6 +79,26 @@ def _cited_chunks(answer: Answer, evidence: Sequence[ScoredChunk]) -> Iterator[t
                 continue
             seen.add(citation.chunk_id)
             yield index, by_id[citation.chunk_id]
+
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+
+
+def speaks_of(chunk: ScoredChunk, window: TimeWindow) -> bool:
+    """True when the chunk's text names the window's period: its year for a whole-year window,
+    its month and day ("November 16", "16 Nov") for a one-day window."""
+    start, end = window.start, window.end
+    if start is None or end is None:
+        return False
+    text = f"{chunk.title}\n{chunk.text}"
+    if (start.month, start.day, end.month, end.day) == (1, 1, 12, 31) and start.year == end.year:
+        return re.search(rf"(?<!\d){start.year}(?!\d)", text) is not None
+    if start == end:
+        month = _MONTHS[start.month - 1]
+        name = rf"(?:{month}|{month[:3]}\.?)"
+        return re.search(rf"\b{name}\s+{start.day}\b|\b{start.day}(?:st|nd|rd|th)?\s+{name}\b", text, re.I) is not None
+    return False
 
 
 def _document_day(chunk: ScoredChunk) -> dt.date | None:
