@@ -129,6 +129,9 @@ class Answer:
     composer: str = "extractive"
     language: str = "en"
     notes: list[str] = field(default_factory=list)  # e.g. "LLM timed out; extractive fallback"
+    # candidate sentence ("<chunk_id>@<offset>") -> why it was chosen or not: the compose step's
+    # trace (kept / rejected), not part of the answer body
+    decisions: dict[str, str] = field(default_factory=dict)
 
     def citation(self, n: int) -> Citation | None:
         """The citation numbered n, or None."""

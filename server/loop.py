@@ -193,6 +193,8 @@ class AnswerLoop:
             with trace.stage("compose"), trace.operation("compose", attempt=number, composer="extractive") as op:
                 answer = self.composer.run(perception, evidence, excluded_claims=plan.dropped_claims)
                 op.input_count, op.output_count = len(evidence), len(answer.claims)
+                op.kept = [k for k, why in answer.decisions.items() if why.startswith("chosen")]
+                op.rejected = {k: why for k, why in answer.decisions.items() if not why.startswith("chosen")}
             with trace.stage("validate"):
                 verdict = self._validate(perception, answer, evidence, now, trace, number)
             attempts.append(Attempt(number, plan, [c.chunk_id for c in evidence], answer, verdict, list(adjustments)))

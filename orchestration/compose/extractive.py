@@ -32,11 +32,14 @@ from perception.types import Perception
 
 from .citations import CitationBook
 from .comparison import Comparator, Finding, Side, comparison_sides, make_side
-from .focus import Focus, asks_for_code, names_identifier
+from .focus import OPEN_SLOTS, Focus, asks_for_code, names_identifier
 from .language import glue, relation_word
 from .questions import SLOT_OF_KIND, answer_bonus
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
 from .sentences import Candidate, evidence_candidates
+
+
+EXPLAINED = 12  # candidates per sub-question whose choice the trace explains
 
 
 class ExtractiveComposer:
@@ -91,6 +94,7 @@ class ExtractiveComposer:
         language = perception.language if perception.language in ("en", "zh") else "en"
         selection = Selection(excluded_claims)
         notes: list[str] = []
+        decisions: dict[str, str] = {}
         keep_code = asks_for_code(perception.query)
         candidates = [c for c in evidence_candidates(evidence, keep_code) if not selection.is_excluded(c.text)]
         if keep_code:
@@ -102,20 +106,22 @@ class ExtractiveComposer:
         if len(sides) >= 2:
             sections = self._compare(perception, sides, candidates, terms, selection, book, language, notes)
         else:
-            sections = self._lookup(perception, candidates, terms, selection, book, notes)
+            sections = self._lookup(perception, candidates, terms, selection, book, notes, decisions)
         if not any(c.kind == "fact" for section in sections for c in section):
             return Answer(text=glue(language, "no_answer"), claims=[], citations=[], composer=self.name,
-                          language=language, notes=notes + ["no evidence sentence supports the query"])
+                          language=language, notes=notes + ["no evidence sentence supports the query"],
+                          decisions=decisions)
         claims = [c for section in sections for c in section]
         text = "\n\n".join(" ".join(c.text for c in section) for section in sections if section)
         return Answer(text=text, claims=claims, citations=book.citations(), composer=self.name,
-                      language=language, notes=notes)
+                      language=language, notes=notes, decisions=decisions)
 
     # --- lookups and sub-questions --------------------------------------------------------------
 
     def _lookup(self, perception: Perception, candidates: list[Candidate], terms: QueryTerms,
-                selection: Selection, book: CitationBook, notes: list[str]) -> list[list[Claim]]:
-        """The best sentences for the query, one section per sub-question."""
+                selection: Selection, book: CitationBook, notes: list[str],
+                decisions: dict[str, str]) -> list[list[Claim]]:
+        """The best sentences for the query, one section per sub-question (`decisions` says why)."""
         names = [make_side(e.text, e.normalized) for e in perception.entities if e.label in MENTION_LABELS]
         if names:
             candidates = [c for c in candidates if _names_any(names, c)]
@@ -138,8 +144,30 @@ class ExtractiveComposer:
             ranked = rank(candidates, functools.partial(score, terms=part_terms, settings=self.settings,
                                                         bonus=functools.partial(answer_bonus, focus)))
             chosen = selection.pick(ranked, quota, self.settings.min_ratio)
+            self._explain(ranked, chosen, focus, decisions)
             sections.append([self._fact(c, book) for c in _answer_first(chosen)])
         return sections
+
+    def _explain(self, ranked: Sequence[Candidate], chosen: Sequence[Candidate], focus: Focus,
+                 decisions: dict[str, str]) -> None:
+        """Why each of the best EXPLAINED candidates was chosen or not: score, slot, coverage."""
+        best = ranked[0].score if ranked else 0.0
+        picked = {c.key for c in chosen}
+        for candidate in ranked[:EXPLAINED]:
+            key = f"{candidate.chunk.chunk_id}@{candidate.start}"
+            if key in decisions:
+                continue
+            shape = (f"fills the {focus.slot} slot" if candidate.notes.get("fills_slot") else
+                     f"no {focus.slot} stated" if focus.slot not in OPEN_SLOTS else "open question")
+            facts = f"score {candidate.score:.2f}, {shape}, covers {candidate.notes.get('coverage', 0):.0%} of its terms"
+            if candidate.key in picked:
+                decisions[key] = f"chosen: {facts}"
+            elif candidate.score <= 0:
+                decisions[key] = "not chosen: shares no term with the question"
+            elif candidate.score < best * self.settings.min_ratio:
+                decisions[key] = f"not chosen: {facts}; below {self.settings.min_ratio:.0%} of the best ({best:.2f})"
+            else:
+                decisions[key] = f"not chosen: {facts}; the answer had enough sentences or repeats a chosen one"
 
     # --- comparisons ------------------------------------------------------------------------------
 

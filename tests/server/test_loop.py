@@ -222,6 +222,10 @@ def test_every_attempt_and_operation_is_in_the_response(loop):
                for o in body["operations"])
     assert set(body["timing"]) == {"perceive", "route", "retrieve", "compose", "validate", "total"}
     assert body["config_version"] == loop.router_config.version
+    # the compose step says, per candidate sentence, why it was chosen or not
+    compose = next(o for o in body["operations"] if o["op"] == "compose")
+    assert compose["kept"] and all("@" in k for k in compose["kept"])
+    assert compose["rejected"] and all(why.startswith("not chosen: ") for why in compose["rejected"].values())
     # every operation carries the stage it ran in; stage times are wall times inside the total
     stage_of = {o["op"]: o["stage"] for o in body["operations"]}
     assert {stage_of[op] for op in ("embed", "retrieve.keyword", "fuse.tasks", "dedupe", "budget")} == {"retrieve"}
