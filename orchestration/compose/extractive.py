@@ -38,7 +38,6 @@ from .questions import SLOT_OF_KIND, answer_bonus
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
 from .sentences import Candidate, evidence_candidates
 
-
 EXPLAINED = 12  # candidates per sub-question whose choice the trace explains
 
 
@@ -138,7 +137,7 @@ class ExtractiveComposer:
         for part in parts:
             part_terms = terms if len(parts) == 1 else _merge(QueryTerms.from_perception(perception, part.ask),
                                                               terms, 0.5)
-            focus = Focus.of(perception, None if len(parts) == 1 else part.ask)
+            focus = Focus.of(perception, None if len(parts) == 1 else part.text)  # the ask with its context
             if len(parts) > 1:
                 focus = replace(focus, slot=SLOT_OF_KIND.get(part.kind or "", "fact"))
             ranked = rank(candidates, functools.partial(score, terms=part_terms, settings=self.settings,
@@ -155,11 +154,12 @@ class ExtractiveComposer:
         picked = {c.key for c in chosen}
         for candidate in ranked[:EXPLAINED]:
             key = f"{candidate.chunk.chunk_id}@{candidate.start}"
-            if key in decisions:
-                continue
+            if key in decisions and (decisions[key].startswith("chosen") or candidate.key not in picked):
+                continue  # a sentence chosen for one part stays chosen
             shape = (f"fills the {focus.slot} slot" if candidate.notes.get("fills_slot") else
                      f"no {focus.slot} stated" if focus.slot not in OPEN_SLOTS else "open question")
-            facts = f"score {candidate.score:.2f}, {shape}, covers {candidate.notes.get('coverage', 0):.0%} of its terms"
+            covers = candidate.notes.get("coverage", 0)
+            facts = f"score {candidate.score:.2f}, {shape}, covers {covers:.0%} of its terms"
             if candidate.key in picked:
                 decisions[key] = f"chosen: {facts}"
             elif candidate.score <= 0:

@@ -96,11 +96,13 @@ def asks_for_code(query: str) -> bool:
     return bool(_ASKS_FOR_CODE.search(query))
 
 
-def fills_slot(slot: str, text: str, language: str = "en", asked: str = "") -> bool:
+def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", lenient: bool = False) -> bool:
     """True when `text` states a fact of the kind `slot` asks for (always for OPEN_SLOTS).
 
     Numbers the question itself writes (`asked`: "PEP 8", "in 2019") are not an answer: they are
-    blanked out of `text` before a number, amount, duration or date is looked for."""
+    blanked out of `text` before a number, amount, duration or date is looked for. `lenient`
+    (validation's reading) accepts any Chinese sentence for a name or place: Chinese names carry
+    no mark a pattern can see, so only the composer's ranking uses the pattern there."""
     if slot in OPEN_SLOTS:
         return True
     if asked and slot in ("number", "amount", "duration", "date"):
@@ -112,7 +114,7 @@ def fills_slot(slot: str, text: str, language: str = "en", asked: str = "") -> b
         return True
     if slot in ("actor", "place"):
         if language == "zh":
-            return True  # Chinese names carry no mark a pattern can see: the focus decides
+            return lenient or bool(pattern.search(text))
         # a capitalised word that only opens the sentence is not a name
         return bool(pattern.search(text[1:] if text[:1].isupper() else text))
     return bool(pattern.search(text))

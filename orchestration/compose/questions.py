@@ -14,7 +14,7 @@ from .sentences import Candidate
 
 # a sub-question's kind (perception/questions.py) -> the slot it asks for
 SLOT_OF_KIND = {"actor": "actor", "steps": "procedure", "date": "date", "number": "number"}
-COVERAGE_WEIGHT = 0.1  # share of the question's predicate the sentence carries
+COVERAGE_WEIGHT = 0.05  # share of the question's predicate the sentence carries
 SLOT_WEIGHT = 0.2      # the sentence states the asked-for kind of fact (and is on the predicate)
 
 

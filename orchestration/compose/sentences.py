@@ -129,8 +129,8 @@ def is_fragment(sentence: str) -> bool:
     """True for headings and fragments: too short to state anything, or no sentence ending."""
     cjk = len(HAN.findall(sentence))
     words = text_size(sentence)
-    if cjk >= 4:
-        return cjk < 6 or (not _TERMINAL.search(sentence) and cjk < 12)
+    if cjk >= 4:  # a Chinese line without end punctuation is a heading ("发票金额与合同不一致的处理流程")
+        return cjk < 6 or (not _TERMINAL.search(sentence) and cjk < 24)
     return words < 4 or (not _TERMINAL.search(sentence) and words < 8)
 
 
