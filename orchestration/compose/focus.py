@@ -78,8 +78,9 @@ _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _CALENDAR_WORD = re.compile(r"(?i:(?:jan|febr)uary|march|april|may|june|july|august|september|october|november|"
                             r"december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)")
 # A capitalised word or code followed by a number: "PEP 604", "Python 3.16", "Q1 2021", "Season 17"
-# (not a date: "November 9").
-IDENTIFIER = re.compile(rf"\b(?!(?i:{_MONTH})\b)(?:[A-Z][A-Za-z]*|[A-Za-z]+\d+)\s+\d+(?:\.\d+)*\b(?![.,]\d)")
+# (not a date: "November 9"; not a rank: "No 1").
+IDENTIFIER = re.compile(rf"\b(?!(?i:{_MONTH}|no|nr|number|top|rank)\b)(?:[A-Z][A-Za-z]*|[A-Za-z]+\d+)\s+\d+(?:\.\d+)*"
+                        rf"\b(?![.,]\d)")
 # A capitalised word or a code inside the question (not its first word): the name of a thing.
 _NAME_WORD = re.compile(r"(?<=[\s(\"'])(?:[A-Z][\w-]*[A-Z0-9][\w-]*|[A-Z][a-z][\w-]*)")
 # Slots any sentence on the focus can fill (the answer is the statement itself).
@@ -201,11 +202,15 @@ def names_identifier(identifier: str, text: str) -> bool:
     between them: "PEP 604", "pep-604", "PEP604"), not as part of a longer number (PEP 6040).
 
     A dotted version ("Python 3.12.0") is specific enough alone: "3.12.0 final: 2023-10-02"
-    under a title naming Python names it."""
+    under a title naming Python names it. A year may stand up to three words before or after
+    the word ("the 2021 US Open" names "Open 2021"), unless the word is a code (Q1 2021)."""
     word, number = identifier.rsplit(None, 1)
     pattern = rf"(?<![\w.]){re.escape(word)}[\s\-_]*{re.escape(number)}(?![\d]|\.\d)"
     if re.search(pattern, text, re.I):
         return True
+    if re.fullmatch(r"(?:1[6-9]|20)\d\d", number) and not is_code(word):  # "the 2021 US Open" names "Open 2021"
+        name, gap = re.escape(word), r"(?:\W+\w+){0,3}?\W+"
+        return re.search(rf"\b{number}\b{gap}{name}\b|\b{name}\b{gap}{number}\b", text, re.I) is not None
     return "." in number and re.search(rf"(?<![\w.]){re.escape(number)}(?![\d]|\.\d)", text) is not None \
         and re.search(rf"\b{re.escape(word)}\b", text, re.I) is not None
 
