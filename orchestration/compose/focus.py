@@ -129,7 +129,9 @@ class Focus:
         names: tokens of the named things asked about (people, organisations, products, codes).
         predicate: the other content tokens, each with its weight (codes and rare-looking terms 1.0).
         identifiers: a name with its number as the question writes it ("PEP 604", "Python 3.16",
-            "Season 17", "Q1 2021"): the one thing asked about, which a source must name as such.
+            "Season 17"): the one thing asked about, which a source must name as such.
+        periods: numbered names that are the question's time phrase ("Q1 2021"): an undated
+            source must name them, a dated one is the freshness check's.
         slot: the asked-for slot (core.vocab.SLOTS).
         language: the question's language.
     """
@@ -139,6 +141,7 @@ class Focus:
     slot: str
     language: str
     identifiers: tuple[str, ...] = ()
+    periods: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, perception: Perception, text: str | None = None) -> Focus:
@@ -161,11 +164,16 @@ class Focus:
             names += [t for t in tokenize(word) if t not in names and t not in skip and t not in QUESTION_TERMS]
         predicate = {t: 1.0 for t in tokenize(text)
                      if t not in QUESTION_TERMS and t not in skip and t not in names}
-        identifiers = tuple(dict.fromkeys(m.group(0) for m in IDENTIFIER.finditer(text)))
+        window = perception.constraints.time
+        said = window.text.lower() if window is not None else ""
+        # a numbered name that is the question's time phrase ("Q2 2025") is the freshness check's
+        numbered = list(dict.fromkeys(m.group(0) for m in IDENTIFIER.finditer(text)))
+        identifiers = tuple(i for i in numbered if i.lower() not in said)
+        periods = tuple(i for i in numbered if i.lower() in said)
         # an identifier is matched as a whole (PEP604 has no token "pep"); its tokens are not names
-        spelled = {t for i in identifiers for t in tokenize(i)}
+        spelled = {t for i in numbered for t in tokenize(i)}
         names = [n for n in names if n not in spelled]
-        return cls(tuple(names), predicate, perception.slot, perception.language, identifiers)
+        return cls(tuple(names), predicate, perception.slot, perception.language, identifiers, periods)
 
     @property
     def total(self) -> float:

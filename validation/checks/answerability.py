@@ -107,9 +107,11 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     if unnamed:
         return (f"the cited sources never name {', '.join(repr(i) for i in unnamed)}, the one thing the "
                 f"question asks about")
-    year = _asked_year(perception)
-    if year and all(not _dated(c) and year not in f"{c.title} {c.text}" for c in cited):
-        return f"the question asks about {year}; the cited sources are undated and never mention {year}"
+    periods = list(focus.periods) or ([year] if (year := _asked_year(perception)) else [])
+    undated = [c for c in cited if not _dated(c)]
+    for period in periods:
+        if undated and len(undated) == len(cited) and not any(_names_period(period, c) for c in undated):
+            return f"the question asks about {period}; the cited sources are undated and never mention {period}"
     named = _names_share(focus, cited)
     # half the names asked about, but two are enough (a multi-part question's names are spread
     # over its parts, and each cited source speaks to one part)
@@ -179,6 +181,12 @@ def _asked_year(perception: Perception) -> str | None:
             and (window.end.month, window.end.day) == (12, 31):
         return str(window.start.year)
     return None
+
+
+def _names_period(period: str, chunk: ScoredChunk) -> bool:
+    """The chunk writes the period: a year as a number, a quarter like an identifier."""
+    text = f"{chunk.title} {chunk.text}"
+    return period in text if period.isdigit() else names_identifier(period, text)
 
 
 def _dated(chunk: ScoredChunk) -> bool:
