@@ -19,6 +19,7 @@ KNOWN = ("The Verge", "TechCrunch", "Sporting News", "CBSSports.com", "Fortune")
     ("According to Fortune, did the jury convict him?", ["Fortune"]),
     ("What does the quality summary report?", []),
     ("Who approves invoice differences above USD 25,000?", []),
+    ("How long is a Python feature release supported?", []),  # a feature release is no publication
 ])
 def test_publication_slots(query, cited):
     assert cited_publications(query) == cited
