@@ -36,7 +36,7 @@ STAGES = ("perceive", "route", "retrieve", "compose", "validate")
 
 @dataclass
 class AskRequest:
-    """One question and its options, already validated (see server.schemas).
+    """One question and its options, already validated (see server.http.schemas).
 
     `acl_groups` are the caller's groups: the default, no groups, sees public documents
     only; None (no ACL filter) must be asked for explicitly (an unrestricted caller).
