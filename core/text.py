@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from core.vocab import MONTHS, WEEKDAYS
+
 # CJK unified ideographs (extension A, the basic block) and the compatibility ideographs
 HAN_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 HAN = re.compile(f"[{HAN_RANGES}]")
@@ -26,3 +28,8 @@ def has_han(text: str) -> bool:
 def strip_markers(text: str) -> str:
     """The text without its citation markers ("[1]", "[1, 2]"), trimmed."""
     return CITATION_MARKER.sub("", text).strip()
+
+# A month as English text writes it, as a regex fragment: "jan", "january", "sept", "september".
+MONTH_NAME = "(?:" + "|".join(f"{m[:3]}(?:{m[3:]})?" for m in MONTHS) + "|sept)"
+# A whole word that names a month (or its abbreviation) or a weekday: a date, never a name.
+CALENDAR_WORD = re.compile(rf"(?i:{MONTH_NAME}|{'|'.join(WEEKDAYS)})\b")

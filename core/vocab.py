@@ -32,6 +32,11 @@ ARM_TYPES = ("keyword", "vector")               # what runs (hybrid = both, fuse
 
 # --- validation -------------------------------------------------------------------------
 # check -> the issue kinds it can report (the keys of the router's retry table)
+# English month and weekday names, January / Monday first (dates in text, core.text.CALENDAR_WORD).
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
 # What kind of fact answers a query (perception/slots.py decides; validation checks it is filled).
 SLOTS = ("relation", "procedure", "list", "duration", "amount", "number", "date", "actor", "place", "yes_no",
          "definition", "fact")

@@ -31,14 +31,13 @@ from typing import Any
 from tqdm import tqdm
 
 from orchestration.kb.config import KBConfig
-from orchestration.kb.ingest import ingest
 from orchestration.paths import config_dir
-from orchestration.retrieval.embedder import get_embedder
 from orchestration.router.config import load_router_config
 from perception import PerceptionAgent
 from server.bootstrap import build_loop
 from server.loop import AnswerLoop, AskRequest
 
+from .builds import build_eval_kb
 from .datasets import EvalQuery, read_jsonl
 from .stats import latency_summary
 
@@ -89,15 +88,8 @@ def write_corpus(records: Sequence[dict], lang: str, path: Path) -> Path:
 def build_rgb_kb(kb_config: KBConfig, lang: str, records: Sequence[dict], corpus_path: Path,
                  progress: bool) -> dict[str, Any]:
     """Write the passages, ingest them (cached by checksum) into the language's KB."""
-    name = KB_OF[lang]
-    settings = kb_config.get(name)
     write_corpus(records, lang, corpus_path)
-    embedder = get_embedder(kb_config.embedder)
-    report = ingest(settings, kb_config.kb_dir(name), embedder, paths=[corpus_path], progress=progress)
-    if progress:
-        print(report.summary().splitlines()[0], file=sys.stderr)
-    return {"documents": report.documents, "chunks": report.chunks, "skipped": len(report.skipped),
-            "build_seconds": round(report.seconds, 1), "reused_build": report.unchanged}
+    return build_eval_kb(kb_config, KB_OF[lang], [corpus_path], progress)
 
 
 def build_rgb_loop(kb_config: KBConfig, lang: str) -> AnswerLoop:

@@ -20,13 +20,13 @@ import yaml
 from tqdm import tqdm
 
 from orchestration.kb.config import KBConfig, parse_kb_config
-from orchestration.kb.ingest import ingest
 from orchestration.kb.knowledge_base import KnowledgeBase
 from orchestration.paths import REPO_ROOT, config_dir
 from orchestration.retrieval.embedder import get_embedder
 from orchestration.retrieval.search import Retriever, SearchRequest
 from orchestration.trace import Trace
 
+from .builds import build_eval_kb
 from .datasets import DEFAULT_DATA, EvalQuery, load_queries, set_folder
 from .metrics import mean_metrics, multihop_query_metrics, ndcg_at_k, recall_at_k
 from .stats import latency_summary
@@ -57,16 +57,11 @@ def prepare_retriever(name: str, data_dir: Path, progress: bool, kb_config: KBCo
                       ) -> tuple[Retriever, dict]:
     """Build the set's knowledge base if needed; a retriever over it and the ingest report."""
     config = (kb_config or eval_kb_config(data_dir)).only(name)
-    settings = config.get(name)
     embedder = get_embedder(config.embedder)
-    report = ingest(settings, config.kb_dir(name), embedder, progress=progress)
-    if progress:
-        print(report.summary().splitlines()[0], file=sys.stderr)
-    kb = KnowledgeBase(settings, config.kb_dir(name), embedder.name)
-    retriever = Retriever({name: kb}, embedder)
+    built = build_eval_kb(config, name, progress=progress, embedder=embedder)
+    retriever = Retriever({name: KnowledgeBase(config.get(name), config.kb_dir(name), embedder.name)}, embedder)
     retriever.warm_up()
-    return retriever, {"documents": report.documents, "chunks": report.chunks, "skipped": len(report.skipped),
-                       "build_seconds": round(report.seconds, 1), "reused_build": report.unchanged}
+    return retriever, built
 
 
 def retrieve(retriever: Retriever, kb: str, query: EvalQuery, mode: str, k: int,

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from core.text import CALENDAR_WORD
+
 _NAME = r"(?:[Tt]he\s+)?[A-Z0-9][\w.&'’-]*(?:\s+(?:of\s+|&\s+|and\s+)?[A-Z0-9][\w.&'’-]*){0,4}"
 # the nouns of a published work; "feature", "review", "post", "release" also name other things
 _WORK = r"(?:article|report|piece|story|column|op-ed|editorial)s?"
@@ -23,7 +25,6 @@ _SLOTS = (
     re.compile(rf"\b(?i:reported|published|written|detailed|noted|covered)\s+(?:by|in)\s+(?P<name>{_NAME})"),
     re.compile(rf"\b(?i:according)\s+to\s+(?P<name>{_NAME})"),
 )
-_CALENDAR = re.compile(r"(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*\b")
 # Capitalised words that open a name slot without being a name.
 _NOT_NAMES = frozenset({"a", "an", "the", "this", "that", "these", "those", "both", "each", "another", "one",
                         "two", "separate", "recent", "latest", "same", "its", "their", "his", "her", "which",
@@ -43,7 +44,7 @@ def cited_publications(query: str) -> list[str]:
             if not words or all(w.lower() in _NOT_NAMES for w in words):
                 continue
             name = " ".join(words)
-            if _CALENDAR.match(name):
+            if CALENDAR_WORD.match(name):
                 continue  # "the November 27 article": a date, not an outlet
             if name[:1].isupper() and name not in out:
                 out.append(name)

@@ -21,10 +21,9 @@ from tqdm import tqdm
 
 from core.errors import RequestError
 from orchestration.kb.config import KBConfig
-from orchestration.kb.ingest import ingest
 from orchestration.paths import REPO_ROOT, config_dir
-from orchestration.retrieval.embedder import get_embedder
 
+from ..builds import build_eval_kb
 from ..stats import latency_summary
 from .corpus import cited_pep, write_corpus
 from .scoring import QUESTIONS, PepQuestion, by_kind, has_fact, load_questions, status_counts, summarise
@@ -56,14 +55,8 @@ def peps_folder(data_dir: Path | None = None) -> Path:
 def build_peps_kb(kb_config: KBConfig, folder: Path, corpus: Path = CORPUS, progress: bool = True
                   ) -> dict[str, Any]:
     """Write the subset's documents and ingest them (skipped when nothing changed)."""
-    settings = kb_config.get(KB)
     write_corpus(folder, SUBSET, corpus)
-    embedder = get_embedder(kb_config.embedder)
-    report = ingest(settings, kb_config.kb_dir(KB), embedder, paths=[corpus], progress=progress)
-    if progress:
-        print(report.summary().splitlines()[0], file=sys.stderr)
-    return {"documents": report.documents, "chunks": report.chunks, "skipped": len(report.skipped),
-            "build_seconds": round(report.seconds, 1), "reused_build": report.unchanged}
+    return build_eval_kb(kb_config, KB, [corpus], progress)
 
 
 def build_peps_loop(kb_config: KBConfig):

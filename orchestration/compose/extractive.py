@@ -124,7 +124,8 @@ class ExtractiveComposer:
         names = [make_side(e.text, e.normalized) for e in perception.entities if e.label in MENTION_LABELS]
         if names:
             candidates = [c for c in candidates if _names_any(names, c)]
-        identifiers = Focus.of(perception).identifiers
+        whole = Focus.of(perception)
+        identifiers = whole.identifiers
         naming = [c for c in candidates if all(names_identifier(i, f"{c.chunk.title}\n{c.chunk.text}")
                                                for i in identifiers)] if identifiers else []
         if naming:  # "Was PEP 3103 accepted?": quote the chunks about PEP 3103 when there are any
@@ -137,9 +138,8 @@ class ExtractiveComposer:
         for part in parts:
             part_terms = terms if len(parts) == 1 else _merge(QueryTerms.from_perception(perception, part.ask),
                                                               terms, 0.5)
-            focus = Focus.of(perception, None if len(parts) == 1 else part.text)  # the ask with its context
-            if len(parts) > 1:
-                focus = replace(focus, slot=SLOT_OF_KIND.get(part.kind or "", "fact"))
+            focus = whole if len(parts) == 1 else replace(Focus.of(perception, part.text),  # the ask + its context
+                                                          slot=SLOT_OF_KIND.get(part.kind or "", "fact"))
             ranked = rank(candidates, functools.partial(score, terms=part_terms, settings=self.settings,
                                                         bonus=functools.partial(answer_bonus, focus)))
             chosen = selection.pick(ranked, quota, self.settings.min_ratio)

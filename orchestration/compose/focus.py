@@ -19,28 +19,28 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.text import has_han
+from core.text import CALENDAR_WORD, MONTH_NAME, has_han
 from core.vocab import SUBJECT_LABELS
 from orchestration.retrieval.tokenize import is_code, tokenize
 from perception.types import Perception
 
-# Question, comparison and filler words (as tokens): they say what is asked, not what to find.
-QUESTION_TERMS = frozenset({
-    "compar", "versus", "vs", "differ", "differenc", "which", "less", "more", "higher", "lower", "better",
-    "wors", "what", "who", "whom", "whose", "when", "where", "why", "how", "much", "mani", "long", "doe",
+# Question and comparison words (as tokens): they say what is asked, not what to find. The
+# composer's scoring weighs them low; the focus leaves them out, with the filler words below.
+CUE_TERMS = frozenset({"compar", "versus", "vs", "differ", "differenc", "which", "less", "more",
+                       "higher", "lower", "better", "wors", "对比", "比较", "哪个", "多少", "什么",
+                       "哪些", "区别", "差异", "怎么", "如何", "是否"})
+QUESTION_TERMS = CUE_TERMS | frozenset({
+    "what", "who", "whom", "whose", "when", "where", "why", "how", "much", "mani", "long", "doe",
     "did", "do", "tell", "say", "accord", "articl", "report", "mention", "describ", "consid", "inform",
     "base", "provid", "detail", "discuss", "publish", "highlight", "note", "suggest", "indic", "regard",
     "per", "each", "also", "ever", "still", "exact", "actual", "current",
-    "对比", "比较", "哪个", "多少", "什么", "哪些", "区别", "差异", "怎么", "如何", "是否", "谁", "哪里", "何时",
-    "吗", "呢", "请问", "应该", "可以", "需要", "处理",
+    "谁", "哪里", "何时", "吗", "呢", "请问", "应该", "可以", "需要", "处理",
 })
 
 _NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
                 r"forty|fifty|sixty|hundred|thousand|million|billion|half|dozen)")
 _CN_NUMBER = r"[0-9０-９一二两三四五六七八九十百千万亿]"
 _UNIT_OF_TIME_EN = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centur(?:y|ies))"
-_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
 
 _SLOT_EN: dict[str, re.Pattern] = {
     "number": re.compile(rf"\d|\b{_NUMBER_WORD}\b", re.I),
@@ -49,7 +49,7 @@ _SLOT_EN: dict[str, re.Pattern] = {
                          rf"(?:dollars?|euros?|pounds?|percent)\b", re.I),
     "duration": re.compile(rf"(?:\d+|\b{_NUMBER_WORD})[\s-]*(?:{_UNIT_OF_TIME_EN}|[a-z]{{2,}})\b|"
                            rf"\b(?:permanent(?:ly)?|indefinite(?:ly)?|forever|until)\b", re.I),
-    "date": re.compile(rf"\b(?:1[6-9]|20)\d\d\b|\b{_MONTH}\b\.?\s*\d|\b\d{{1,2}}\s+{_MONTH}\b|\d{{4}}-\d{{2}}|"
+    "date": re.compile(rf"\b(?:1[6-9]|20)\d\d\b|\b{MONTH_NAME}\b\.?\s*\d|\b\d{{1,2}}\s+{MONTH_NAME}\b|\d{{4}}-\d{{2}}|"
                        rf"\b(?:yesterday|today|last|next)\s+(?:week|month|year)\b", re.I),
     "actor": re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:[ -][A-Z][\w'-]+)*|\b[A-Z]{2,}\b|"
                         r"\b(?:team|department|office|director|manager|committee|council|board|owner|officer|"
@@ -75,12 +75,10 @@ _SLOT_ZH: dict[str, re.Pattern] = {
 }
 CONTEXT_CREDIT = 0.5
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
-_CALENDAR_WORD = re.compile(r"(?i:(?:jan|febr)uary|march|april|may|june|july|august|september|october|november|"
-                            r"december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)")
 # A capitalised word or code followed by a number: "PEP 604", "Python 3.16", "Q1 2021", "Season 17"
 # (not a date: "November 9"; not a rank: "No 1").
-IDENTIFIER = re.compile(rf"\b(?!(?i:{_MONTH}|no|nr|number|top|rank)\b)(?:[A-Z][A-Za-z]*|[A-Za-z]+\d+)\s+\d+(?:\.\d+)*"
-                        rf"\b(?![.,]\d)")
+IDENTIFIER = re.compile(rf"\b(?!(?i:{MONTH_NAME}|no|nr|number|top|rank)\b)(?:[A-Z][A-Za-z]*|[A-Za-z]+\d+)"
+                        rf"\s+\d+(?:\.\d+)*\b(?![.,]\d)")
 # A capitalised word or a code inside the question (not its first word): the name of a thing.
 _NAME_WORD = re.compile(r"(?<=[\s(\"'])(?:[A-Z][\w-]*[A-Z0-9][\w-]*|[A-Z][a-z][\w-]*)")
 # Slots any sentence on the focus can fill (the answer is the statement itself).
@@ -159,7 +157,7 @@ class Focus:
             elif entity.label in SUBJECT_LABELS:
                 names += [t for t in tokens if t not in names]
         for word in _NAME_WORD.findall(text[1:]):  # names the entity rules did not know (WhatsApp)
-            if _CALENDAR_WORD.fullmatch(word):
+            if CALENDAR_WORD.fullmatch(word):
                 continue  # "November", "Monday": a date, not a name
             names += [t for t in tokenize(word) if t not in names and t not in skip and t not in QUESTION_TERMS]
         predicate = {t: 1.0 for t in tokenize(text)
@@ -202,7 +200,7 @@ class Focus:
     def missing(self, tokens: Iterable[str]) -> list[str]:
         """The predicate terms absent from `tokens`, in question order."""
         have = set(tokens)
-        return [t for t in self.predicate if t not in have and not any(_related(t, h) for h in have)]
+        return [t for t in self.predicate if not _present(t, have)]
 
 
 def names_identifier(identifier: str, text: str) -> bool:

@@ -11,9 +11,9 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"], start=1)}
+from core.vocab import MONTHS
+
+_MONTHS = {m: i for i, m in enumerate(MONTHS, start=1)}
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 

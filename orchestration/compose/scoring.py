@@ -18,13 +18,9 @@ from core.vocab import MENTION_LABELS
 from orchestration.retrieval.tokenize import is_code, tokenize
 from perception.types import Perception
 
+from .focus import CUE_TERMS
 from .sentences import Candidate
 
-# Labels of entities that name a thing (the sides of a comparison, the subject of a lookup).
-# Question and comparison words: they say what is asked, not what to find.
-_CUE_TERMS = frozenset({"compar", "versus", "vs", "differ", "differenc", "which", "less", "more",
-                        "higher", "lower", "better", "wors", "对比", "比较", "哪个", "多少", "什么",
-                        "哪些", "区别", "差异", "怎么", "如何", "是否"})
 # A sentence that itself asks or describes a question ("This policy defines who handles ...",
 # "由谁负责处理以及如何处理") restates the query rather than answering it.
 _META_EN = re.compile(r"\b(who|whom|what|how)\b", re.I)
@@ -62,7 +58,7 @@ class QueryTerms:
 
         def add(terms: Iterable[str], weight: float) -> None:
             for term in terms:
-                weight_here = 0.3 if term in _CUE_TERMS else weight
+                weight_here = 0.3 if term in CUE_TERMS else weight
                 weights[term] = max(weights.get(term, 0.0), weight_here)
 
         add(tokenize(text), 1.0)

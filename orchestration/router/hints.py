@@ -185,7 +185,7 @@ def _drop_claims(drafts: list[Draft], adj: DropClaims, ctx: HintContext) -> list
 def _widen(drafts: list[Draft], adj: Widen, ctx: HintContext) -> list[Draft]:
     """Every task's top_k times the factor (rounded up, at most candidates_per_task)."""
     factor = adj.factor
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 1:
+    if not factor > 1:
         ctx.notes.append(f"retry:{adj.reason}: widen needs a factor > 1, got {factor!r}; skipped")
         return drafts
     cap = ctx.limits.candidates_per_task

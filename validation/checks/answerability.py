@@ -118,16 +118,9 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     if focus.names and named * len(focus.names) < min(MIN_NAME_SHARE * len(focus.names), 2) - 1e-9:
         return (f"the cited sources do not mention {', '.join(repr(n) for n in focus.names)}, which the "
                 f"question asks about")
-    answer_tokens: set[str] = set()
-    context: set[str] = set()
-    for reading in readings:
-        answer_tokens |= set(tokenize(reading.text))
-        for n in answer.claims[reading.index].citations:
-            citation = answer.citation(n)
-            if citation is not None and citation.chunk_id in chunks:
-                chunk = chunks[citation.chunk_id]
-                answer_tokens |= set(tokenize(chunk.title or ""))
-                context |= set(tokenize(chunk.text))
+    answer_tokens = {t for r in readings for t in tokenize(r.text)}
+    answer_tokens |= {t for c in cited for t in tokenize(c.title or "")}
+    context = {t for c in cited for t in tokenize(c.text)}
     coverage = focus.coverage(answer_tokens, context)
     closest = max(readings, key=lambda r: (r.coverage, r.fills, -r.index))
     # half the question's terms, but never more than MAX_NEEDED_TERMS of them: a long multi-part

@@ -21,6 +21,7 @@ import datetime as dt
 import re
 from collections.abc import Iterator, Sequence
 
+from core.vocab import MONTHS
 from orchestration.kb.metadata import document_date
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer
@@ -81,9 +82,6 @@ def _cited_chunks(answer: Answer, evidence: Sequence[ScoredChunk]) -> Iterator[t
             yield index, by_id[citation.chunk_id]
 
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
-
 
 def speaks_of(chunk: ScoredChunk, window: TimeWindow) -> bool:
     """True when the chunk's text names the window's period: its year for a whole-year window,
@@ -95,7 +93,7 @@ def speaks_of(chunk: ScoredChunk, window: TimeWindow) -> bool:
     if (start.month, start.day, end.month, end.day) == (1, 1, 12, 31) and start.year == end.year:
         return re.search(rf"(?<!\d){start.year}(?!\d)", text) is not None
     if start == end:
-        month = _MONTHS[start.month - 1]
+        month = MONTHS[start.month - 1]
         name = rf"(?:{month}|{month[:3]}\.?)"
         return re.search(rf"\b{name}\s+{start.day}\b|\b{start.day}(?:st|nd|rd|th)?\s+{name}\b", text, re.I) is not None
     return False
