@@ -23,7 +23,7 @@ Modules, one concept each:
     report      machine description, the JSON file, the Markdown tables
 
 Promises: this package's `main` and `render_markdown` are the ones callers import
-(`server/cli.py`, the tests); `python -m benchmarks.retrieval` runs `main`.
+(`server/cli/`, the tests); `python -m benchmarks.retrieval` runs `main`.
 """
 
 from benchmarks.retrieval.cli import main

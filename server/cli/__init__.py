@@ -1,0 +1,114 @@
+"""The `sightline` command line: ingest, perceive, ask, keys, serve, eval, bench.
+
+One module per subcommand; this one builds the parser and runs the chosen command. Every
+subcommand validates its arguments and reports a SightlineError as one line on stderr with
+exit status 1 (2 for usage errors), never a traceback. Each command imports what it needs
+when it runs, so `sightline --help` and a usage error load no model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from core.errors import SightlineError
+
+from .ask import cmd_ask, cmd_perceive
+from .evaluate import cmd_bench, cmd_eval
+from .ingest import cmd_ingest
+from .keys import cmd_keys
+from .options import acl_groups, iso_date, positive_int
+from .serve import cmd_serve
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sightline", description="Explainable retrieval-augmented answering.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ingest = sub.add_parser("ingest", help="build or update a knowledge base")
+    ingest.add_argument("paths", nargs="*", help="JSONL files or folders of Markdown / text files")
+    ingest.add_argument("--kb", help="knowledge base name (configured ones keep their settings)")
+    ingest.add_argument("--rebuild", action="store_true", help="rebuild even if unchanged; re-embed everything")
+    ingest.add_argument("--demo", action="store_true", help="build every knowledge base in knowledge_bases.yaml")
+    ingest.add_argument("--json", action="store_true", help="print the report as JSON")
+    ingest.add_argument("--quiet", action="store_true", help="no progress bars")
+    ingest.set_defaults(func=cmd_ingest)
+
+    perceive = sub.add_parser("perceive", help="show what Perception extracts from a query")
+    perceive.add_argument("query")
+    perceive.add_argument("--now", type=iso_date, help="resolve relative times against this date (YYYY-MM-DD)")
+    perceive.add_argument("--json", action="store_true")
+    perceive.set_defaults(func=cmd_perceive)
+
+    ask = sub.add_parser("ask", help="answer a question from the knowledge bases")
+    ask.add_argument("query")
+    ask.add_argument("--kb", action="append", help="search only this knowledge base (repeatable)")
+    ask.add_argument("--now", type=iso_date, help="resolve relative times and ages against this date")
+    ask.add_argument("--max-retries", type=int, dest="max_retries", help="extra attempts after validation issues")
+    ask.add_argument("--top-k", type=positive_int, dest="top_k", help="results per retrieval task")
+    ask.add_argument("--json", action="store_true", help="print exactly the body POST /rag returns")
+    ask.add_argument("--brief", action="store_true", help="answer and sources only, no trace")
+    ask.add_argument("--no-ner", action="store_true", help="rules-only perception (faster start)")
+    ask.add_argument("--groups", type=acl_groups, default=(), metavar="G1,G2",
+                     help="answer as a caller in these ACL groups (default: none, public documents only). Local "
+                          "use is the operator's: whoever can run this command can read the index files, so the "
+                          "groups are taken as given; HTTP callers get theirs from their API key")
+    ask.add_argument("--all-groups", action="store_true", dest="all_groups",
+                     help="see every document, ACL ignored (operator use)")
+    ask.set_defaults(func=cmd_ask)
+
+    keys = sub.add_parser("keys", help="manage API keys (stored hashed in config/api_keys.yaml or $SIGHTLINE_API_KEYS)")
+    keys_sub = keys.add_subparsers(dest="keys_command", required=True)
+    add = keys_sub.add_parser("add", help="create a random key; prints it once, as the last line of stdout")
+    add.add_argument("name", help="the key's name (letters, digits, '-', '_'); shown in logs and responses")
+    add.add_argument("--groups", type=acl_groups, default=(), metavar="G1,G2",
+                     help="ACL groups whose documents the key may see (default: none, public documents only)")
+    listing = keys_sub.add_parser("list", help="show key names and groups (never the keys)")
+    listing.add_argument("--json", action="store_true")
+    remove = keys_sub.add_parser("remove", help="revoke a key by name")
+    remove.add_argument("name")
+    keys.set_defaults(func=cmd_keys)
+
+    serve = sub.add_parser("serve", help="start the HTTP service (gunicorn with gunicorn.conf.py)")
+    serve.add_argument("--host", help="address to listen on (default 127.0.0.1; env SIGHTLINE_HOST)")
+    serve.add_argument("--port", type=positive_int, help="port (default 8000; env SIGHTLINE_PORT)")
+    serve.add_argument("--workers", type=positive_int,
+                       help="worker processes (default one per core, at most 4; env SIGHTLINE_WORKERS)")
+    serve.set_defaults(func=cmd_serve)
+
+    evaluate = sub.add_parser("eval", help="evaluate on public benchmark sets")
+    evaluate.add_argument("sets", nargs="+", choices=["scifact", "multihop", "rgb", "hotpotqa", "peps"])
+    evaluate.add_argument("--data", type=Path, help="folder holding the sets (default ../shared/eval)")
+    evaluate.add_argument("--queries", type=Path, help="another query file in the set's format")
+    evaluate.add_argument("--limit", type=positive_int, help="only the first N queries")
+    evaluate.add_argument("--out", type=Path, help="write report.json / report.md here")
+    evaluate.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    evaluate.set_defaults(func=cmd_eval)
+
+    bench = sub.add_parser("bench", help="benchmarks, side by side with peers")
+    bench.add_argument("bench_args", nargs=argparse.REMAINDER)
+    bench.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the process exit status."""
+    parser = build_parser()
+    # `bench` hands every argument to the benchmark (argparse's REMAINDER alone refuses a
+    # first argument that looks like an option: `sightline bench --sizes 2000`)
+    args, extra = parser.parse_known_args(argv)
+    if extra and getattr(args, "command", None) != "bench":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if extra:
+        args.bench_args = extra + list(args.bench_args)
+    try:
+        return args.func(args)
+    except SightlineError as exc:
+        print(f"sightline {args.command}: error: {exc.message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"sightline {args.command}: interrupted", file=sys.stderr)
+        return 130
+

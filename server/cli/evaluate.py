@@ -1,0 +1,23 @@
+"""`sightline eval` and `sightline bench`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from evaluation.runner import run_sets
+
+    results = run_sets(args.sets, data_dir=args.data, queries=args.queries, limit=args.limit,
+                       out_dir=args.out, progress=not args.json)
+    if args.json:
+        payload = results[0] if len(results) == 1 else results
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from benchmarks.retrieval import main as bench_main
+
+    return bench_main(args.bench_args)
