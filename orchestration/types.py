@@ -88,6 +88,7 @@ class Citation:
     snippet: str
     published_at: str | None = None
     status: str | None = None
+    page: int | None = None  # the page of a PDF the cited chunk comes from
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -7,7 +7,8 @@ from typing import Any
 
 def _citation_line(c: dict[str, Any]) -> str:
     date = (c.get("published_at") or c.get("updated_at") or "")[:10]
-    parts = [p for p in (c.get("source"), date, c.get("status")) if p]
+    page = f"p. {c['page']}" if c.get("page") else ""
+    parts = [p for p in (c.get("source"), date, c.get("status"), page) if p]
     return f"  [{c['n']}] {c['title']} ({', '.join(parts)}) {c['kb']}:{c['chunk_id']}"
 
 

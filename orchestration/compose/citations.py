@@ -24,6 +24,15 @@ def _text_or_none(value: Any) -> str | None:
     return str(value)
 
 
+def _page(value: Any) -> int | None:
+    """A page number (PDF chunks carry `page`), None when absent or not a number."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    return int(value) if isinstance(value, str) and value.strip().isdigit() else None
+
+
 class CitationBook:
     """Hands out citation numbers in order of first use and builds the `Citation` records."""
 
@@ -66,7 +75,8 @@ class CitationBook:
                 updated_at=_text_or_none(meta.get("updated_at")),
                 snippet=sentence[:self.snippet_chars].rstrip(),
                 published_at=_text_or_none(meta.get("published_at")),
-                status=_text_or_none(meta.get("status"))))
+                status=_text_or_none(meta.get("status")),
+                page=_page(meta.get("page"))))
         return out
 
     def source_name(self, chunk: ScoredChunk) -> str:

@@ -16,6 +16,7 @@ from functools import cached_property
 
 from core.text import HAN, has_han
 from orchestration.kb.chunking import split_sentences, text_size
+from orchestration.kb.formats.markup import FENCE, is_markup
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
 
@@ -34,14 +35,6 @@ _REPEATED_CODE = re.compile(r"^(?P<head>[A-Z][^.!?;。！？]{0,60}?\b(?P<code>[
 _HEAD_LAST_WORD_STOP = {"the", "of", "a", "an", "to", "and", "or", "in", "for", "with", "by",
                         "on", "at", "from", "as", "is", "are", "was", "were", "be"}
 _TERMINAL = re.compile(r"[.!?。！？；;:)）\"”']\s*$")
-# Lines of markup, never quoted as a claim: code fences (and everything between them), table
-# rows and separators, HTML elements (an embedded video's <iframe>), Markdown headings, images.
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$|^\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$")
-_HTML_TAGS = "iframe|div|span|img|script|style|table|tr|td|th|br|p|a|video|source|figure"
-_HTML = re.compile(rf"<\s*/?\s*(?:{_HTML_TAGS})\b[^>]*>", re.I)
-_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
-_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 
 
 @dataclass
@@ -134,12 +127,6 @@ def is_fragment(sentence: str) -> bool:
     return words < 4 or (not _TERMINAL.search(sentence) and words < 8)
 
 
-def is_markup(line: str) -> bool:
-    """True for a line that is layout, not prose: a table row, an HTML element, a Markdown
-    heading or an image (code fences are tracked by the caller)."""
-    return bool(_TABLE_ROW.match(line) or _HTML.search(line) or _HEADING_LINE.match(line) or _IMAGE.search(line))
-
-
 def chunk_headings(chunk: ScoredChunk) -> list[str]:
     """The headings a chunk is known to carry: its document title and its section."""
     return [chunk.title or "", str(chunk.metadata.get("title") or ""), str(chunk.metadata.get("section") or "")]
@@ -151,7 +138,8 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
 
     Lines are split first (a heading on its own line is a fragment), then sentences; each
     sentence loses any glued heading and is kept only if it is not a fragment. Markup lines
-    (`is_markup`: code blocks, table rows, HTML, Markdown headings, images) are never quoted,
+    (`formats.markup.is_markup`: code blocks, table rows, HTML, Markdown headings, images: the
+    clean-text rule the ingest writes) are never quoted,
     except a fenced code block when `keep_code` (the question asks for configuration or a
     command): then the block's inner text is one candidate, marked `notes["code"]`.
 
@@ -167,7 +155,7 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
     in_code = False
     block: list[str] = []
     for line in chunk.text.splitlines():
-        if _FENCE.match(line):
+        if FENCE.match(line):
             in_code = not in_code
             if not in_code and keep_code and any(b.strip() for b in block):
                 code = "\n".join(block).strip("\n")

@@ -3,6 +3,11 @@
 Sentences are never cut unless one alone is longer than a chunk. Size is counted in words
 for Latin script and in CJK characters / 2 for Chinese (about one word per two characters),
 so Chinese and English chunks carry a similar amount of text.
+
+Layout stays layout (the clean-text rule of `formats/markup.py`): a fenced code block is kept
+whole, on its own lines, fences included (one longer than a chunk is cut between lines, each
+piece fenced again), and a table row stays one line; neither is ever split into sentences or
+glued to one, so the composer recognises both. `Chunk.has_code` says a chunk holds code.
 """
 
 from __future__ import annotations
@@ -11,6 +16,8 @@ import re
 from dataclasses import dataclass
 
 from core.text import HAN, NON_HAN_WORD, has_han
+
+from .formats.markup import FENCE, TABLE_ROW
 
 # Sentence ends: ., !, ? (followed by space and a capital, digit, quote or bracket) and the
 # Chinese full stops, which need no following space.
@@ -46,55 +53,136 @@ def split_sentences(text: str) -> list[str]:
 
 @dataclass
 class Block:
-    """A sentence (or a heading line) with the section heading it falls under."""
+    """A sentence, a heading line, a code block or a table row, with the section it falls under.
+
+    `kind` is "sentence", "heading", "code" or "row"; all but sentences stand on their own lines.
+    """
 
     text: str
     section: str
     size: float
-    heading: bool = False
+    kind: str = "sentence"
+
+    @property
+    def heading(self) -> bool:
+        return self.kind == "heading"
+
+    @property
+    def own_line(self) -> bool:
+        return self.kind != "sentence"
 
 
-def _blocks(text: str) -> list[Block]:
-    """Paragraphs split into sentences; Markdown headings become section names and blocks."""
+def _segments(text: str) -> list[tuple[bool, str]]:
+    """(is_code, text) runs in order: each fenced block (fences included; an unclosed one is
+    closed at the end) and the prose between them."""
+    out: list[tuple[bool, str]] = []
+    lines = text.split("\n")
+    prose: list[str] = []
+    i = 0
+    while i < len(lines):
+        fence = FENCE.match(lines[i])
+        if not fence:
+            prose.append(lines[i])
+            i += 1
+            continue
+        marker = lines[i].strip()[:3]
+        ticks = re.match(r"`+|~+", lines[i].strip())
+        closing = ticks.group(0) if ticks else marker
+        end = i + 1
+        while end < len(lines) and not (lines[end].strip().startswith(closing)
+                                        and not lines[end].strip().strip(closing[0])):
+            end += 1
+        if prose:
+            out.append((False, "\n".join(prose)))
+            prose = []
+        block = lines[i:end + 1] if end < len(lines) else lines[i:] + [closing]
+        out.append((True, "\n".join(line.rstrip() for line in block)))
+        i = end + 1
+    if prose:
+        out.append((False, "\n".join(prose)))
+    return out
+
+
+def _prose_blocks(text: str, section: str) -> tuple[list[Block], str]:
+    """Paragraphs split into sentences; Markdown headings become section names and blocks,
+    table rows blocks of their own. Returns the blocks and the section in force at the end."""
     blocks: list[Block] = []
-    section = ""
-    for paragraph in re.split(r"\n\s*\n", text):
-        lines = paragraph.strip().splitlines()
-        body: list[str] = []
-        for line in lines:
-            heading = _HEADING.match(line)
-            if heading:
-                if body:
-                    blocks.extend(Block(s, section, text_size(s)) for s in split_sentences(" ".join(body)))
-                    body = []
-                section = heading.group(2)
-                blocks.append(Block(section, section, text_size(section), heading=True))
-            else:
-                body.append(line.strip())
+
+    def sentences(body: list[str]) -> None:
         if body:
             joined = " ".join(body) if not has_han(" ".join(body)) else "".join(body)
             blocks.extend(Block(s, section, text_size(s)) for s in split_sentences(joined))
+            body.clear()
+
+    for paragraph in re.split(r"\n\s*\n", text):
+        body: list[str] = []
+        for line in paragraph.strip().splitlines():
+            heading = _HEADING.match(line)
+            if heading:
+                sentences(body)
+                section = heading.group(2)
+                blocks.append(Block(section, section, text_size(section), kind="heading"))
+            elif TABLE_ROW.match(line):
+                sentences(body)
+                blocks.append(Block(line.strip(), section, text_size(line), kind="row"))
+            else:
+                body.append(line.strip())
+        sentences(body)
+    return blocks, section
+
+
+def _blocks(text: str) -> list[Block]:
+    """The document as blocks: sentences, headings, table rows and whole code blocks."""
+    blocks: list[Block] = []
+    section = ""
+    for is_code, segment in _segments(text):
+        if is_code:
+            blocks.append(Block(segment, section, text_size(segment), kind="code"))
+        else:
+            more, section = _prose_blocks(segment, section)
+            blocks.extend(more)
     return blocks
 
 
+def _split_code(block: Block, limit: int) -> list[Block]:
+    """Cut an over-long code block between lines into pieces of about `limit` words, each fenced."""
+    lines = block.text.split("\n")
+    opening, closing, body = lines[0], lines[-1], lines[1:-1]
+    pieces: list[list[str]] = [[]]
+    size = 0.0
+    for line in body:
+        line_size = text_size(line)
+        if pieces[-1] and size + line_size > limit:
+            pieces.append([])
+            size = 0.0
+        pieces[-1].append(line)
+        size += line_size
+    texts = ["\n".join([opening, *piece, closing]) for piece in pieces if piece]
+    return [Block(t, block.section, text_size(t), kind="code") for t in texts]
+
+
 def _split_long(block: Block, limit: int) -> list[Block]:
-    """Cut a single over-long sentence into pieces of at most `limit` words."""
+    """Cut a single over-long sentence (or code block) into pieces of at most `limit` words."""
+    if block.kind == "code":
+        return _split_code(block, limit)
     if has_han(block.text) and not block.text.count(" "):
         step = limit * 2
         parts = [block.text[i:i + step] for i in range(0, len(block.text), step)]
     else:
         words = block.text.split()
         parts = [" ".join(words[i:i + limit]) for i in range(0, len(words), limit)]
-    return [Block(p, block.section, text_size(p)) for p in parts]
+    return [Block(p, block.section, text_size(p), kind=block.kind) for p in parts]
 
 
 @dataclass
 class Chunk:
-    """A piece of a document as indexed: its text, the section it starts in, its position."""
+    """A piece of a document as indexed: its text, the section it starts in, its position,
+    and whether it holds a fenced code block."""
 
     text: str
     section: str
     position: int
+    has_code: bool = False
 
 
 def chunk_text(text: str, chunk_words: int = 200, overlap_words: int = 30) -> list[Chunk]:
@@ -117,14 +205,15 @@ def chunk_text(text: str, chunk_words: int = 200, overlap_words: int = 30) -> li
     fresh = 0  # blocks in `current` not already emitted in the previous chunk
 
     def emit() -> None:
-        # A heading ends its line, so a reader (or the composer) never sees it glued to a sentence.
+        # A heading, a code block or a table row ends its line, so a reader (or the composer)
+        # never sees it glued to a sentence.
         joiner = "" if all(has_han(b.text) for b in current) else " "
         text = ""
         for i, block in enumerate(current):
             if i:
-                text += "\n" if (current[i - 1].heading or block.heading) else joiner
+                text += "\n" if (current[i - 1].own_line or block.own_line) else joiner
             text += block.text
-        chunks.append(Chunk(text, current[0].section, len(chunks)))
+        chunks.append(Chunk(text, current[0].section, len(chunks), any(b.kind == "code" for b in current)))
 
     for block in blocks:
         if current and size + block.size > chunk_words and fresh:

@@ -1,9 +1,13 @@
-"""Reading documents from JSONL files and Markdown / plain-text folders.
+"""Reading documents: JSONL, Markdown, plain text, reStructuredText (PEPs), HTML and PDF.
+
+One table (`READERS`) maps a file suffix to its reader. Every format's body is written as clean
+text (`formats/markup.py`: prose paragraphs, `#` headings, fenced code, `| a | b |` table
+rows), the one form the chunker and the composer read. JSONL text is taken as it is given.
 
 Every input problem is reported, never raised: a loader yields `Document`s for what it can
-read and `Skipped` records (file, line, reason) for what it cannot, so one bad line never
-stops an ingest. A metadata value that cannot be used but need not cost the document (an
-unreadable date) is dropped, and the document says so in its `warnings`.
+read and `Skipped` records (file, line, reason) for what it cannot, so one bad line or one
+broken file never stops an ingest. A metadata value that cannot be used but need not cost the
+document (an unreadable date) is dropped, and the document says so in its `warnings`.
 """
 
 from __future__ import annotations
@@ -11,19 +15,21 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+from bs4.dammit import EncodingDetector
 
+from .formats import FormatError, Parsed
+from .formats.headers import split_header
+from .formats.html import parse_html
+from .formats.markup import CleanText, clean_markdown
+from .formats.pdf import parse_pdf
+from .formats.rst import parse_rst
 from .metadata import FieldMap, MetadataError, normalize
-
-MARKDOWN_SUFFIXES = {".md", ".markdown"}
-TEXT_SUFFIXES = {".txt", ".text"}
-JSONL_SUFFIXES = {".jsonl", ".ndjson"}
-SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES | TEXT_SUFFIXES | JSONL_SUFFIXES
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
 _HEADING = re.compile(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", re.M)
@@ -152,17 +158,134 @@ def read_markdown(path: Path, default_id: str, fields: FieldMap | None = None) -
     title = metadata.pop("title", None)
     if title is None:
         heading = _HEADING.search(content)
-        title = heading.group(1) if heading else path.stem.replace("-", " ").replace("_", " ")
-    return _make_document(doc_id, title, content, metadata, str(path), fields)
+        title = heading.group(1) if heading else _stem_title(path)
+    return _make_document(doc_id, title, clean_markdown(content), metadata, str(path), fields)
 
 
-def read_text(path: Path, default_id: str) -> Loaded:
-    """One plain-text document; its first non-empty line is the title."""
+def _stem_title(path: Path) -> str:
+    return path.stem.replace("-", " ").replace("_", " ")
+
+
+def read_text(path: Path, default_id: str, fields: FieldMap | None = None) -> Loaded:
+    """One plain-text document; its first non-empty line is the title.
+
+    A file that starts with an RFC 822 header block (`Key: value` lines, as PEPs do) is read
+    as `read_rst` reads one: the header gives title and metadata (its body is reST when the
+    header says so, plain text otherwise).
+    """
     content = _read_text_file(path)
     if isinstance(content, Skipped):
         return content
+    if split_header(content) is not None:
+        parsed = _parsed(path, lambda: parse_rst(content, is_rst=False))
+        return parsed if isinstance(parsed, Skipped) else _from_parsed(parsed, default_id, path, fields)
+    out = CleanText()
+    for paragraph in re.split(r"\n\s*\n", content):
+        out.paragraph(paragraph)
     first = next((line.strip() for line in content.splitlines() if line.strip()), "")
-    return _make_document(default_id, first[:200], content, {}, str(path))
+    return _make_document(default_id, first[:200], out.text(), {}, str(path))
+
+
+def _parsed(path: Path, parse: Callable[[], Any]) -> Any:
+    """What a format parser returns, or a Skipped record saying why it failed.
+
+    This is the one place a parser's own exceptions are caught, whatever their type:
+    docutils, Beautiful Soup and pypdf read untrusted files, and a file they cannot read must
+    cost that file, never the ingest.
+    """
+    try:
+        return parse()
+    except FormatError as exc:
+        return Skipped(str(path), str(exc))
+    except Exception as exc:  # noqa: BLE001 - see the docstring: a parser failure skips the file
+        kind = path.suffix.lower().lstrip(".").upper() or "file"
+        return Skipped(str(path), f"cannot be read as {kind} ({type(exc).__name__}: {str(exc)[:160]}); "
+                                  "is the file complete and of that format?")
+
+
+def _from_parsed(parsed: Parsed, default_id: str, path: Path, fields: FieldMap | None) -> Loaded:
+    doc_id = f"{default_id}/{parsed.part}" if parsed.part else default_id
+    return _make_document(doc_id, parsed.title or _stem_title(path), parsed.text, parsed.metadata,
+                          str(path), fields)
+
+
+def read_rst(path: Path, default_id: str, fields: FieldMap | None = None) -> Loaded:
+    """One reStructuredText document, parsed by docutils; an RFC 822 header block at its start
+    (a PEP's `PEP`, `Title`, `Status`, `Type`, `Created`, ...) gives title and metadata
+    (`formats/headers.py`); else the first section title is the title."""
+    content = _read_text_file(path)
+    if isinstance(content, Skipped):
+        return content
+    parsed = _parsed(path, lambda: parse_rst(content))
+    return parsed if isinstance(parsed, Skipped) else _from_parsed(parsed, default_id, path, fields)
+
+
+def _decode_html(path: Path) -> str | Skipped:
+    """An HTML file's text: UTF-8, else the encoding the page declares (`<meta charset>`)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return Skipped(str(path), f"cannot read file ({exc.strerror})")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        declared = EncodingDetector.find_declared_encoding(data, is_html=True)
+        if declared and declared.lower().replace("_", "-") not in ("utf-8", "utf8"):
+            try:
+                return data.decode(declared)
+            except (LookupError, UnicodeDecodeError):
+                pass
+        return Skipped(str(path), f"not UTF-8 text (byte {exc.start}) and no other encoding declared; "
+                                  "re-save the file as UTF-8")
+
+
+def read_html(path: Path, default_id: str, fields: FieldMap | None = None) -> Loaded:
+    """One HTML page, parsed by Beautiful Soup: the main text, `<title>`, `<meta>` dates and authors."""
+    content = _decode_html(path)
+    if isinstance(content, Skipped):
+        return content
+    parsed = _parsed(path, lambda: parse_html(content))
+    return parsed if isinstance(parsed, Skipped) else _from_parsed(parsed, default_id, path, fields)
+
+
+def read_pdf(path: Path, default_id: str, fields: FieldMap | None = None) -> Iterator[Loaded]:
+    """A PDF, read by pypdf: one document a page with text (id `<file>/page-N`, metadata `page`),
+    so every chunk and citation names its page."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        yield Skipped(str(path), f"cannot read file ({exc.strerror})")
+        return
+    parsed = _parsed(path, lambda: parse_pdf(data))
+    if isinstance(parsed, Skipped):
+        yield parsed
+        return
+    for page in parsed[1]:
+        yield _from_parsed(page, default_id, path, fields)
+
+
+Reader = Callable[[Path, str, FieldMap | None], Iterable[Loaded]]
+
+
+def _one(read: Callable[[Path, str, FieldMap | None], Loaded]) -> Reader:
+    return lambda path, default_id, fields: [read(path, default_id, fields)]
+
+
+# The one dispatch table: a file suffix (lower case) -> its reader.
+READERS: dict[str, Reader] = {
+    ".jsonl": lambda path, _default_id, fields: read_jsonl(path, fields),
+    ".ndjson": lambda path, _default_id, fields: read_jsonl(path, fields),
+    ".md": _one(read_markdown),
+    ".markdown": _one(read_markdown),
+    ".txt": _one(read_text),
+    ".text": _one(read_text),
+    ".rst": _one(read_rst),
+    ".rest": _one(read_rst),
+    ".html": _one(read_html),
+    ".htm": _one(read_html),
+    ".pdf": read_pdf,
+}
+SUPPORTED_SUFFIXES = frozenset(READERS)
 
 
 def iter_documents(paths: list[Path], fields: FieldMap | None = None) -> Iterator[Loaded]:
@@ -179,12 +302,9 @@ def iter_documents(paths: list[Path], fields: FieldMap | None = None) -> Iterato
             suffix = path.suffix.lower()
             rel = path.relative_to(root) if root.is_dir() else Path(path.name)
             default_id = rel.with_suffix("").as_posix()
-            if suffix in JSONL_SUFFIXES:
-                yield from read_jsonl(path, fields)
-            elif suffix in MARKDOWN_SUFFIXES:
-                yield read_markdown(path, default_id, fields)
-            elif suffix in TEXT_SUFFIXES:
-                yield read_text(path, default_id)
-            else:
+            reader = READERS.get(suffix)
+            if reader is None:
                 yield Skipped(str(path), f"unsupported file type '{suffix or path.name}' "
                                          f"(supported: {', '.join(sorted(SUPPORTED_SUFFIXES))})")
+            else:
+                yield from reader(path, default_id, fields)

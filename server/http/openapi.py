@@ -73,7 +73,8 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
                   "rejected ids; full: everything."},
     }, required=["query"], extra=False)
     citation = _obj({"n": INT, "chunk_id": STR, "kb": STR, "source": NSTR, "title": STR, "updated_at": NSTR,
-                     "snippet": STR, "published_at": NSTR, "status": NSTR},
+                     "snippet": STR, "published_at": NSTR, "status": NSTR,
+                     "page": NINT},
                     required=["n", "chunk_id", "kb", "source", "title", "updated_at", "snippet"])
     claim = _obj({"text": STR, "citations": _arr(INT), "numbers": _arr(STR), "kind": STR}, )
     entity = _obj({"text": STR, "label": STR, "span": _arr(INT), "origin": {"enum": ["ner", "rule", "pattern"]}})

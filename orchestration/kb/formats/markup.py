@@ -1,0 +1,217 @@
+"""Clean text: the one form every loader writes a document in, and the composer reads.
+
+The rule, written once here and used on both sides (ingest writes it, `compose/sentences.py`
+reads it with the same patterns):
+
+- prose: paragraphs separated by a blank line, inline markup gone (a link is its text, an image
+  is nothing, emphasis and inline-code marks are dropped);
+- headings: Markdown `#` lines (the chunker records them as the chunk's section);
+- code: fenced blocks (```lang ... ```), kept verbatim; a chunk holding one is flagged
+  `has_code`, and the composer quotes one only when the question asks for configuration;
+- tables: one `| cell | cell |` line a row, kept for search, never quoted as a sentence.
+
+`CleanText` builds that form (the reST, HTML and PDF readers write through it); `clean_markdown`
+turns a Markdown body into it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+# --- the lines that are layout, not prose (the composer never quotes them) --------------------
+FENCE = re.compile(r"^\s*(```|~~~)")
+TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$|^\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$")
+_HTML_TAGS = "iframe|div|span|img|script|style|table|tr|td|th|br|p|a|video|source|figure"
+HTML_ELEMENT = re.compile(rf"<\s*/?\s*(?:{_HTML_TAGS})\b[^>]*>", re.I)
+HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
+IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+
+
+def is_markup(line: str) -> bool:
+    """True for a line that is layout, not prose: a table row, an HTML element, a Markdown
+    heading or an image (code fences are tracked by the caller: see `FENCE`)."""
+    return bool(TABLE_ROW.match(line) or HTML_ELEMENT.search(line) or HEADING_LINE.match(line)
+                or IMAGE.search(line))
+
+
+def has_code(text: str) -> bool:
+    """True when the text holds a fenced code block."""
+    return any(FENCE.match(line) for line in text.splitlines())
+
+
+# --- writing clean text ---------------------------------------------------------------------------
+
+def one_line(text: str) -> str:
+    """The text with every run of white space (line breaks too) as one space, trimmed."""
+    return " ".join(text.split())
+
+
+def _cell(text: str) -> str:
+    return one_line(text).replace("|", "/")
+
+
+def fenced(code: str, language: str = "") -> str:
+    """A code block as a fence; a fence inside the code is lengthened so it cannot close it."""
+    body = code.strip("\n")
+    ticks = "```"
+    while ticks in body:
+        ticks += "`"
+    return f"{ticks}{language.strip()}\n{body}\n{ticks}"
+
+
+class CleanText:
+    """Collects a document as clean text, block by block; `text()` joins them."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+
+    def heading(self, title: str, level: int = 2) -> None:
+        """A section heading (`#` * level); empty titles are dropped."""
+        title = one_line(title).lstrip("#").strip()
+        if title:
+            self.blocks.append("#" * max(1, min(level, 6)) + " " + title)
+
+    def paragraph(self, text: str) -> None:
+        """A paragraph of prose on one line; markup-looking lines are never produced from it."""
+        text = one_line(text)
+        if not text:
+            return
+        if HEADING_LINE.match(text) or TABLE_ROW.match(text) or FENCE.match(text):
+            text = text.lstrip("#|`~ ")  # prose that happens to start like markup stays prose
+        if text:
+            self.blocks.append(text)
+
+    def code(self, code: str, language: str = "") -> None:
+        """A code block, fenced; blank code is dropped."""
+        if code.strip():
+            self.blocks.append(fenced(code, language))
+
+    def table(self, rows: Iterable[Sequence[str]]) -> None:
+        """A table, one `| a | b |` line a row; empty rows are dropped."""
+        lines = []
+        for row in rows:
+            cells = [_cell(c) for c in row]
+            if any(cells):
+                lines.append("| " + " | ".join(cells) + " |")
+        if lines:
+            self.blocks.append("\n".join(lines))
+
+    def text(self) -> str:
+        """The document as clean text: blocks separated by blank lines."""
+        return "\n\n".join(self.blocks)
+
+
+# --- Markdown -------------------------------------------------------------------------------------
+_SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
+_ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
+_REF_DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*\S+")
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?")
+_QUOTE = re.compile(r"^\s*(?:>\s?)+")
+_DROPPED_HTML = re.compile(r"<(script|style|iframe|noscript|template|svg|object)\b.*?</\1\s*>", re.I | re.S)
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_ANY_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>")
+_LINK = re.compile(r"(?<!!)\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+(?:\"[^\"]*\"|'[^']*'))?\)")
+_REF_LINK = re.compile(r"(?<!!)\[([^\]]+)\]\[[^\]]*\]")
+_AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^>\s]+)>")
+_INLINE_CODE = re.compile(r"(`+)(.+?)\1")
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?![\w*])|(?<![\w_])_(?=\S)([^_]+?)(?<=\S)_(?![\w_])")
+
+
+def clean_inline(text: str) -> str:
+    """Markdown inline markup to text: images and HTML tags go, a link is its text, emphasis and
+    code marks go (the code's own text is kept as written)."""
+    held: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        held.append(match.group(2).strip())
+        return f"\x00{len(held) - 1}\x00"
+
+    text = _INLINE_CODE.sub(hold, text)
+    text = IMAGE.sub("", text)
+    text = _LINK.sub(r"\1", text)
+    text = _REF_LINK.sub(r"\1", text)
+    text = _AUTOLINK.sub(r"\1", text)
+    text = _ANY_TAG.sub("", text)
+    text = _STRONG.sub(r"\2", text)
+    text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), text)
+    return re.sub(r"\x00(\d+)\x00", lambda m: held[int(m.group(1))], text)
+
+
+def _table_cells(line: str) -> list[str]:
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") else inner
+    return [clean_inline(c.strip()) for c in inner.split("|")]
+
+
+def _is_separator(line: str) -> bool:
+    return bool(re.match(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$", line)) and "-" in line
+
+
+def clean_markdown(body: str) -> str:
+    """A Markdown body as clean text (see the module docstring).
+
+    Fenced code stays fenced (`~~~` becomes ```), table rows stay rows (their separator line
+    goes), ATX and setext headings become `#` lines, each list item and quote line its own
+    paragraph, HTML comments and script/style/iframe elements go with their content, other HTML
+    tags go (their text stays), link reference definitions and rules go.
+    """
+    body = _HTML_COMMENT.sub("", _DROPPED_HTML.sub("", body.replace("\r\n", "\n")))
+    out = CleanText()
+    lines = body.split("\n")
+    paragraph: list[str] = []
+    table: list[list[str]] = []
+
+    def flush() -> None:
+        if paragraph:
+            out.paragraph(clean_inline(" ".join(paragraph)))
+            paragraph.clear()
+        if table:
+            out.table(table)
+            table.clear()
+
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        fence = FENCE.match(line)
+        if fence:
+            flush()
+            marker = fence.group(1)
+            language = line.strip()[len(marker):].strip().strip("{}.")
+            end = i + 1
+            while end < len(lines) and not lines[end].strip().startswith(marker):
+                end += 1
+            out.code("\n".join(lines[i + 1:end]), language.split()[0] if language else "")
+            i = end + 1
+            continue
+        stripped = line.strip()
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if not stripped or _RULE.match(line) or _REF_DEFINITION.match(line):
+            flush()
+        elif "|" in stripped and (stripped.startswith("|") or _is_separator(nxt) or table):
+            if paragraph:
+                flush()
+            if not _is_separator(line):
+                table.append(_table_cells(line))
+        elif _ATX.match(line):
+            flush()
+            atx = _ATX.match(line)
+            assert atx is not None
+            out.heading(clean_inline(atx.group(2)), len(atx.group(1)))
+        elif _SETEXT.match(nxt) and not paragraph and not _LIST_MARKER.match(line):
+            flush()
+            out.heading(clean_inline(stripped), 1 if nxt.strip().startswith("=") else 2)
+            i += 1
+        elif _LIST_MARKER.match(line) or _QUOTE.match(line):
+            flush()
+            paragraph.append(_LIST_MARKER.sub("", _QUOTE.sub("", line)).strip())
+        else:
+            if table:
+                flush()
+            paragraph.append(stripped)
+        i += 1
+    flush()
+    return out.text()

@@ -1,0 +1,256 @@
+"""reStructuredText to clean text, parsed by docutils (the reference reST implementation).
+
+The body is parsed into a docutils document tree and written out as clean text (see
+`markup`): section titles become `#` headings, paragraphs and list items paragraphs, literal
+blocks and code directives fenced code, tables `| a | b |` rows; comments, link targets,
+substitution definitions, images, raw blocks, tables of contents and parser messages go. Inline
+markup is read as text: a link is its text, `:pep:`484`` is "PEP 484", a Sphinx role such as
+`:func:`~os.path.join`` is "os.path.join".
+
+Sphinx roles and directives are unknown to plain docutils; each name the text uses is
+registered before parsing: roles as literal text, `code-block` / `sourcecode` as code, other
+directives as containers whose argument and content are read as reST. File inclusion and raw
+passthrough are off: a document cannot pull in another file.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+from docutils import ApplicationError, nodes  # type: ignore[import-untyped]
+from docutils.core import publish_doctree  # type: ignore[import-untyped]
+from docutils.parsers.rst import Directive, directives, roles  # type: ignore[import-untyped]
+from docutils.parsers.rst.languages import en  # type: ignore[import-untyped]
+from docutils.utils import SystemMessage  # type: ignore[import-untyped]
+
+from . import FormatError, Parsed
+from .headers import header_metadata, snake, split_header
+from .markup import CleanText, one_line
+
+_SETTINGS = {
+    "report_level": 5, "halt_level": 5, "file_insertion_enabled": False, "raw_enabled": False,
+    "doctitle_xform": False, "sectsubtitle_xform": False, "docinfo_xform": False,
+    "_disable_config": True, "syntax_highlight": "none", "smart_quotes": False,
+    "pep_references": False, "rfc_references": False, "input_encoding": "unicode",
+}
+_ROLE_NAME = re.compile(r"(?<![\w`]):((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*):`")
+_DIRECTIVE_NAME = re.compile(r"^\s*\.\.\s+((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*)::", re.M)
+_TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
+_PEP_TARGET = re.compile(r"^(\d+)(?:#.*)?$")
+_MARK = "\x01"
+_MARKED = re.compile(r"\s*\x01")
+CODE_DIRECTIVES = ("code", "code-block", "sourcecode", "productionlist")
+# Blocks that hold no prose of the document.
+_DROPPED = (nodes.comment, nodes.target, nodes.substitution_definition, nodes.system_message,
+            nodes.raw, nodes.image, nodes.pending, nodes.transition, nodes.label)
+
+
+class _AnyOption(dict):
+    """A directive option spec that takes every option as text (Sphinx adds many)."""
+
+    def __missing__(self, key: str) -> Any:
+        return directives.unchanged
+
+    def __bool__(self) -> bool:  # docutils reads options only when the spec is truthy
+        return True
+
+
+class _Lenient(Directive):
+    """A directive with an optional argument, content, and any option (Sphinx adds many)."""
+
+    has_content = True
+    optional_arguments = 1
+    final_argument_whitespace = True
+    option_spec = _AnyOption()
+
+
+class _Code(_Lenient):
+    """`.. code-block:: python` (and `code`, `sourcecode`, `productionlist`): a literal block."""
+
+    def run(self) -> list[nodes.Node]:
+        code = "\n".join(self.content)
+        language = self.arguments[0].split()[0] if self.arguments and self.name != "productionlist" else ""
+        return [nodes.literal_block(code, code, classes=["code", language] if language else ["code"])]
+
+
+class _Container(_Lenient):
+    """Any other directive docutils does not know: its argument and content read as reST."""
+
+    def run(self) -> list[nodes.Node]:
+        node = nodes.container()
+        if self.arguments:
+            inline, messages = self.state.inline_text(self.arguments[0], self.lineno)
+            node += nodes.paragraph("", "", *inline)
+            node += messages
+        if self.content:
+            self.state.nested_parse(self.content, self.content_offset, node)
+        return [node]
+
+
+def _shown(text: str) -> str:
+    """What a role's text shows: `title <target>` -> title, `~a.b.c` -> a.b.c, `!x` -> x."""
+    titled = _TITLED.match(text)
+    return (titled.group(1) if titled and titled.group(1) else text).lstrip("~!")
+
+
+def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """A Sphinx role (`:func:`, `:class:`, `:ref:` ...): its shown text, as a literal."""
+    return [nodes.literal(rawtext, _shown(nodes.unescape(text)))], []
+
+
+def _number_role(prefix: str):
+    """`:pep:`484``, `:pep:`the style guide <8#naming>``: a reference reading "PEP 484" or
+    "the style guide (PEP 8)" (docutils' own role refuses a title or an anchor)."""
+
+    def role(name, rawtext, text, lineno, inliner, options=None, content=None):
+        text = nodes.unescape(text)
+        titled = _TITLED.match(text)
+        title, target = (titled.group(1), titled.group(2)) if titled else ("", text)
+        number = _PEP_TARGET.match(target.strip())
+        label = f"{prefix} {int(number.group(1))}" if number else target.strip()
+        shown = f"{title} ({label})" if title else label
+        return [nodes.reference(rawtext, shown, refuri=target)], []
+
+    return role
+
+
+roles.register_local_role("pep", _number_role("PEP"))
+roles.register_local_role("rfc", _number_role("RFC"))
+for _name in CODE_DIRECTIVES:
+    directives.register_directive(_name, _Code)
+
+
+def _register_unknown(body: str) -> None:
+    """Register every role and directive name the text uses that docutils does not know."""
+    known_roles = set(roles._roles) | set(roles._role_registry) | set(en.roles)
+    for name in set(m.lower() for m in _ROLE_NAME.findall(body)) - known_roles:
+        roles.register_local_role(name, _text_role)
+    known = set(directives._directives) | set(directives._directive_registry) | set(en.directives)
+    for name in set(m.lower() for m in _DIRECTIVE_NAME.findall(body)) - known:
+        directives.register_directive(name, _Container)
+
+
+# --- the tree as clean text ---------------------------------------------------------------------
+
+def _inline(node: nodes.Node) -> str:
+    """The text of inline content: references as their text, footnote marks and images gone."""
+    if isinstance(node, nodes.Text):
+        return str(node)
+    if isinstance(node, (nodes.footnote_reference, nodes.citation_reference)):
+        return _MARK  # removed with the space before it ("a guide [2]_." -> "a guide.")
+    if isinstance(node, nodes.image):
+        return ""
+    if isinstance(node, nodes.problematic):  # markup docutils could not read: its text, marks off
+        return re.sub(r"^:[\w:.+-]+:`|`_{0,2}$|^`", "", node.astext())
+    if isinstance(node, nodes.system_message):
+        return ""
+    return "".join(_inline(child) for child in node.children)
+
+
+def _text(node: nodes.Node) -> str:
+    """The inline text of a node, footnote marks gone with the space before them."""
+    return _MARKED.sub("", _inline(node))
+
+
+class _Writer:
+    """Walks a docutils document and writes clean text."""
+
+    def __init__(self, drop_sections: frozenset[str]) -> None:
+        self.out = CleanText()
+        self.drop_sections = drop_sections
+        self.first_title = ""
+
+    def blocks(self, node: nodes.Node, depth: int) -> None:
+        for child in node.children:
+            self.block(child, depth)
+
+    def block(self, node: nodes.Node, depth: int) -> None:
+        """One body element (and what it holds)."""
+        if isinstance(node, _DROPPED) or (isinstance(node, nodes.topic) and "contents" in node["classes"]):
+            return
+        if isinstance(node, nodes.section):
+            title = one_line(_text(node[0])) if node.children and isinstance(node[0], nodes.title) else ""
+            if title.lower() in self.drop_sections:
+                return
+            self.first_title = self.first_title or title
+            self.out.heading(title, depth + 1)
+            self.blocks(node, depth + 1)
+        elif isinstance(node, nodes.title):
+            if not isinstance(node.parent, nodes.section):  # a topic's, a sidebar's, an admonition's
+                self.out.paragraph(_text(node))
+        elif isinstance(node, (nodes.literal_block, nodes.doctest_block, nodes.math_block)):
+            classes = [c for c in node.get("classes", []) if c != "code"]
+            language = "pycon" if isinstance(node, nodes.doctest_block) else (classes[0] if classes else "")
+            self.out.code(node.astext(), language)
+        elif isinstance(node, nodes.table):
+            self.out.table([_text(entry) for entry in row.findall(nodes.entry)]
+                           for row in node.findall(nodes.row))
+        elif isinstance(node, (nodes.definition_list_item, nodes.field, nodes.option_list_item)):
+            self._labelled(node, depth)
+        elif isinstance(node, nodes.line_block):
+            for line in node.findall(nodes.line):
+                self.out.paragraph(_text(line))
+        elif isinstance(node, nodes.attribution):
+            self.out.paragraph("— " + _text(node))
+        elif isinstance(node, nodes.TextElement):
+            self.out.paragraph(_text(node))
+        elif isinstance(node, nodes.Element):
+            self.blocks(node, depth)
+
+    def _labelled(self, node: nodes.Element, depth: int) -> None:
+        """`term` + definition, `:field:` + body, `--option` + description: "label: first
+        paragraph", then the rest of the body."""
+        label_types = (nodes.term, nodes.classifier, nodes.field_name, nodes.option_group)
+        label = " ".join(one_line(_text(c)) for c in node.children if isinstance(c, label_types))
+        bodies = [c for c in node.children if not isinstance(c, label_types)]
+        rest: list[nodes.Node] = [child for body in bodies for child in body.children]
+        if rest and isinstance(rest[0], nodes.paragraph):
+            self.out.paragraph(f"{label}: {_text(rest.pop(0))}" if label else _text(rest[0]))
+        elif label:
+            self.out.paragraph(label)
+        for child in rest:
+            self.block(child, depth)
+
+
+def rst_to_text(body: str, drop_sections: frozenset[str] = frozenset()) -> tuple[str, str]:
+    """(clean text, first section title) of a reST body.
+
+    Args:
+        body: reStructuredText.
+        drop_sections: section titles (lower case) left out with their content.
+
+    Raises:
+        FormatError: docutils cannot parse it (rare: it reports most problems and reads on).
+    """
+    _register_unknown(body)
+    try:
+        tree = publish_doctree(body, settings_overrides=dict(_SETTINGS, warning_stream=io.StringIO()))
+    except (ApplicationError, SystemMessage, RecursionError) as exc:  # docutils reads on through most input
+        raise FormatError(f"reStructuredText could not be parsed ({type(exc).__name__})") from None
+    writer = _Writer(drop_sections)
+    writer.blocks(tree, 1)
+    return writer.out.text(), writer.first_title
+
+
+def parse_rst(content: str, is_rst: bool = True) -> Parsed:
+    """A `.rst` (or `.txt`) file: its RFC 822 header block, when it starts with one, as
+    metadata (`headers.header_metadata`), the rest as reST.
+
+    A `.txt` file's body is reST when its header says so (`Content-Type: text/x-rst`, as PEPs
+    written in reST did) or it carries a `PEP` number; otherwise it is plain text. A PEP's
+    Copyright section (the same public-domain notice in every PEP) is left out.
+    """
+    split = split_header(content)
+    fields, body = split if split else ([], content)
+    title, meta = header_metadata(fields) if fields else ("", {})
+    keys = {snake(k): v for k, v in fields}
+    if is_rst or "pep" in keys or "x-rst" in keys.get("content_type", ""):
+        text, first = rst_to_text(body, frozenset({"copyright"}) if "pep" in keys else frozenset())
+    else:
+        out = CleanText()
+        for paragraph in re.split(r"\n\s*\n", body):
+            out.paragraph(paragraph)
+        text, first = out.text(), ""
+    return Parsed(title or first, text, meta)
