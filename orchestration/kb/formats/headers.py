@@ -32,8 +32,10 @@ from typing import Any
 
 from ..metadata import MetadataError, parse_date, split_names
 
-# A header block: its first line is `Key: value`; it ends at the first blank line.
-_FIELD_LINE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*:[ \t]*\S")
+# A header block: its first line is `Key: value`; it ends at the first blank line. A later
+# field may be empty (`Post-History:` with no dates yet).
+_FIRST_LINE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*:[ \t]*\S")
+_FIELD_LINE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*:")
 _CONTINUATION = re.compile(r"^[ \t]+\S")
 MIN_FIELDS = 2  # one `Key: value` line alone ("Note: ...") is a sentence, not a header block
 
@@ -67,7 +69,7 @@ def split_header(text: str) -> tuple[list[tuple[str, str]], str] | None:
     text = text.lstrip("\ufeff")
     head, _, body = text.replace("\r\n", "\n").partition("\n\n")
     lines = head.split("\n")
-    if not _FIELD_LINE.match(lines[0]):
+    if not _FIRST_LINE.match(lines[0]):
         return None
     count = 0
     for line in lines:

@@ -240,7 +240,8 @@ def parse_rst(content: str, is_rst: bool = True) -> Parsed:
 
     A `.txt` file's body is reST when its header says so (`Content-Type: text/x-rst`, as PEPs
     written in reST did) or it carries a `PEP` number; otherwise it is plain text. A PEP's
-    Copyright section (the same public-domain notice in every PEP) is left out.
+    Copyright section (the same public-domain notice in every PEP) is left out. A file that is
+    a header block alone has its fields as its text ("Status: Rejected."), so it is not lost.
     """
     split = split_header(content)
     fields, body = split if split else ([], content)
@@ -253,4 +254,10 @@ def parse_rst(content: str, is_rst: bool = True) -> Parsed:
         for paragraph in re.split(r"\n\s*\n", body):
             out.paragraph(paragraph)
         text, first = out.text(), ""
+    if not text.strip() and fields:  # a header alone (PEP 210): its fields are what the file says
+        out = CleanText()
+        for key, value in fields:
+            if value:
+                out.paragraph(f"{key}: {value}.")
+        text = out.text()
     return Parsed(title or first, text, meta)
