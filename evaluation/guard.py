@@ -151,17 +151,17 @@ def measure(data_dir: Path | None = None, work: Path | None = None, progress: bo
 
     loop_kbs = config  # one loop per KB, each with the router config of its set
     out: dict[str, Any] = {}
-    from orchestration.kb.knowledge_base import KnowledgeBase
+    from orchestration.kb.registry import open_knowledge_bases
     from orchestration.retrieval.search import Retriever
 
-    kb = KnowledgeBase(config.get("guard_scifact"), config.kb_dir("guard_scifact"), embedder.name)
+    kb = open_knowledge_bases(config.only("guard_scifact"))["guard_scifact"]
     retriever = Retriever({"guard_scifact": kb}, embedder)
     retriever.warm_up()
     metrics, _, _ = run_retrieval_modes("scifact", "guard_scifact", retriever, sf_queries, progress)
     out["scifact"] = {f"{mode}_{name}": value for mode, values in metrics.items() for name, value in values.items()}
 
     answerable = [q for q in mh_queries if q.type != "null_query"]
-    mh_kb = KnowledgeBase(config.get("guard_multihop"), config.kb_dir("guard_multihop"), embedder.name)
+    mh_kb = open_knowledge_bases(config.only("guard_multihop"))["guard_multihop"]
     mh_retriever = Retriever({"guard_multihop": mh_kb}, embedder)
     mh_retriever.warm_up()
     metrics, _, _ = run_retrieval_modes("multihop", "guard_multihop", mh_retriever, answerable, progress)

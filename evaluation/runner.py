@@ -20,7 +20,7 @@ import yaml
 from tqdm import tqdm
 
 from orchestration.kb.config import KBConfig, parse_kb_config
-from orchestration.kb.knowledge_base import KnowledgeBase
+from orchestration.kb.registry import open_knowledge_bases
 from orchestration.paths import REPO_ROOT, config_dir
 from orchestration.retrieval.embedder import get_embedder
 from orchestration.retrieval.search import Retriever, SearchRequest
@@ -59,7 +59,7 @@ def prepare_retriever(name: str, data_dir: Path, progress: bool, kb_config: KBCo
     config = (kb_config or eval_kb_config(data_dir)).only(name)
     embedder = get_embedder(config.embedder)
     built = build_eval_kb(config, name, progress=progress, embedder=embedder)
-    retriever = Retriever({name: KnowledgeBase(config.get(name), config.kb_dir(name), embedder.name)}, embedder)
+    retriever = Retriever(open_knowledge_bases(config.only(name)), embedder)
     retriever.warm_up()
     return retriever, built
 

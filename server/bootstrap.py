@@ -38,16 +38,14 @@ def select_knowledge_bases(config: KBConfig, names: tuple[str, ...] | None) -> K
 
 
 def limit_threads(workers: int) -> None:
-    """One intra-op thread per worker for torch and FAISS when several workers share the cores.
+    """One OpenMP thread per worker for FAISS when several workers share the cores.
 
-    Set before the model is first used in the master: OpenMP pools created before fork() are
-    not usable in the children (a known cause of hangs), and with one thread none is created.
+    Set before FAISS is first used in the master: OpenMP pools created before fork() are not
+    usable in the children (a known cause of hangs), and with one thread none is created. The
+    embedders get their thread count from `embedder_threads` (set to 1 here by build_loop).
     """
     if workers <= 1:
         return
-    import torch
-
-    torch.set_num_threads(1)
     try:
         import faiss
 
@@ -69,8 +67,8 @@ def build_loop(kb_config: KBConfig | None = None, router_config: RouterConfig | 
         use_ner: whether a new Perception agent runs the spaCy NER model.
         router_path: the router file when `router_config` is not given (default: config/router.yaml).
         knowledge_bases: serve only these KBs of the config (None: all).
-        workers: processes that will share the cores; above 1, torch and FAISS get one thread
-            each and the embedder one thread unless the KB config sets embedder_threads.
+        workers: processes that will share the cores; above 1, FAISS gets one thread and the
+            embedders one thread each unless the KB config sets embedder_threads.
 
     Raises:
         ConfigError: a config file (or `knowledge_bases`) is invalid.

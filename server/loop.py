@@ -140,13 +140,22 @@ class AnswerLoop:
 
     # --- lifecycle ---------------------------------------------------------------------
 
-    def warm_up(self) -> None:
-        """Map every index, load the embedder and the spaCy pipeline, feed KB sources to Perception."""
-        self.executor.warm_up()
-        self.composer.warm_up()
-        self.validator.warm_up()
+    def warm_up(self, eager: bool = True) -> None:
+        """Map every index, load the embedders and the spaCy pipeline, feed KB sources to Perception.
+
+        Args:
+            eager: also load what only some questions need (the embedders, jieba's dictionary)
+                now, as a service does before it forks; a one-shot command (`sightline ask`)
+                passes False and loads them on first use.
+        """
+        if eager:
+            self.executor.warm_up()
+            self.composer.warm_up()
+            self.validator.warm_up()
+        else:
+            self.retriever.open()
         self.perception.set_known_sources(self.retriever.public_sources())
-        self.perception.warm_up()
+        self.perception.warm_up(eager=eager)
         self.router.warm_up()
 
     def set_router_config(self, config: RouterConfig) -> None:

@@ -40,8 +40,8 @@ WARM_UP_QUERIES = ("A320 fuel burn in 2023", "发票与合同不一致")
 def warm_requests(loop: Any) -> None:
     """Answer one English and one Chinese question once, so lazy loads happen before fork.
 
-    `warm_up()` maps indexes and loads the models, but the first encode still initialises
-    torch (~0.2 s) and the first Chinese text loads jieba's dictionary (~1.3 s); done here in
+    `warm_up()` maps indexes and loads the models, but the first encode still sets up the
+    embedder's buffers and the first Chinese text loads jieba's dictionary (~1.3 s); done here in
     the master, every worker inherits them instead of paying on its first request.
     """
     from .http.schemas import parse_ask_request
@@ -224,7 +224,7 @@ class Service:
                for name, kb in self.loop.retriever.knowledge_bases.items()}
         builds = {name: {"build": kb.describe().get("build_id"), "refused_build": self.builds.refused.get(name)}
                   for name, kb in self.loop.retriever.knowledge_bases.items()}
-        embedder = getattr(self.loop.retriever.embedder, "_model", True) is not None
+        embedder = all(e.loaded for e in self.loop.retriever.embedders().values())
         self.keys.maybe_reload()
         checks = {"knowledge_bases": kbs, "embedder": embedder,
                   "router": {"version": self.watcher.current.version, "file_error": self.watcher.last_error},

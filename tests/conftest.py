@@ -12,7 +12,7 @@ Lanes (`make test` runs everything, `make test-fast` runs `-m "not slow and not 
   whose fixture closure holds one of SERVICE_FIXTURES.
 
 The markers are checked, not trusted: while a test without `model` (or `slow`) runs, loading
-the MiniLM weights or a spaCy pipeline fails it, and so does starting `sightline serve`
+an embedding model or a spaCy pipeline fails it, and so does starting `sightline serve`
 (tests/live.py) without `slow`. So the fast lane cannot quietly start loading models again.
 """
 
@@ -29,7 +29,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 # Fixtures that load a model or build knowledge bases (directly or through those they use).
-MODEL_FIXTURES = frozenset({"embedder", "demo_kbs", "demo_retriever", "answer_loop", "ner_agent"})
+MODEL_FIXTURES = frozenset({"embedder", "e5", "demo_kbs", "demo_retriever", "answer_loop", "ner_agent"})
 # Fixtures that start a real service.
 SERVICE_FIXTURES = frozenset({"live", "secured"})
 # Tests that load a model where no fixture shows it: `sightline` subprocesses (the guard below
@@ -88,8 +88,10 @@ def _install_guard() -> None:
         from orchestration.retrieval import embedder
         from perception import ner
 
-        _wrap(embedder.MiniLMEmbedder, "warm_up",
-              lambda self: "loads the MiniLM embedder" if self._model is None else None)
+        _wrap(embedder.MiniLMOnnxEmbedder, "_session",
+              lambda self, threads: "loads the MiniLM embedder" if threads not in self._sessions else None)
+        for cls in (embedder.MiniLMTorchEmbedder, embedder.E5Embedder):
+            _wrap(cls, "warm_up", lambda self, name=cls.key: f"loads the {name} embedder" if not self.loaded else None)
         _wrap(ner, "load_pipeline",
               lambda model: f"loads the spaCy pipeline {model}" if model not in ner._models else None)
         original_init = tests.live.Live.__init__

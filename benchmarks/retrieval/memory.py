@@ -83,7 +83,7 @@ def probe_main(payload: str) -> int:
         if bm25 is not None:
             bm25.search(query, K)
         if dense is not None:
-            vector = embedder.encode([" ".join(query)]) if embedder is not None else vectors[i:i + 1]
+            vector = embedder.queries([" ".join(query)]) if embedder is not None else vectors[i:i + 1]
             dense.search(vector, K)
     full = proc.memory_full_info()
     out.update({"after_queries_mb": round(full.rss / MB, 1), "uss_mb": round(full.uss / MB, 1),

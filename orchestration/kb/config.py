@@ -19,6 +19,7 @@ from core.yamlconfig import parse_yaml
 
 from .. import paths
 from ..retrieval.dense import DenseParams
+from ..retrieval.embedder import EMBEDDERS
 from ..retrieval.fusion import METHODS
 from .metadata import MAPPABLE_FIELDS, MEANINGFUL_FIELDS, field_key
 
@@ -49,6 +50,8 @@ class KBSettings:
     fusion: ArmFusion = ArmFusion()
     # field with a meaning -> the documents' own names for it (replacing its default aliases)
     fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the embedder of its dense arm; None: chosen at ingest from the documents' language
+    embedder: str | None = None
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,9 @@ def _kb(where: Where, name: str, data: Any, defaults: KBSettings, base_dir: Path
         settings = replace(settings, fusion=_fusion(where.at("fusion"), data["fusion"], settings.fusion))
     if "fields" in data:
         settings = replace(settings, fields=_fields(where.at("fields"), data["fields"], settings.fields))
+    if data.get("embedder") is not None:
+        settings = replace(settings, embedder=check.choice(where.at("embedder"), data["embedder"],
+                                                           sorted(EMBEDDERS), "embedder"))
     return settings
 
 

@@ -26,10 +26,11 @@ from tqdm import tqdm
 
 from core.errors import KnowledgeBaseError
 from perception import extract_entities
+from perception.language import detect_language
 
 from ..retrieval.bm25 import BM25Index
 from ..retrieval.dense import DenseIndex
-from ..retrieval.embedder import Embedder
+from ..retrieval.embedder import CHINESE_EMBEDDER, Embedder, get_embedder
 from ..retrieval.filters import FilterColumns
 from ..retrieval.tokenize import tokenize
 from . import layout
@@ -41,6 +42,7 @@ from .metadata import COUNTED_FIELDS, DOCUMENT_DATE_FIELDS, FieldMap
 from .store import ChunkStore, StoredChunk, write_store
 
 EMBED_BATCH = 64
+LANGUAGE_SAMPLE = 2000  # characters of each document read to tell its language
 CONFIG_FILE = "config/knowledge_bases.yaml"
 NOTE_EXAMPLES = 3  # documents named per note in the summary
 
@@ -74,6 +76,9 @@ class IngestReport:
     skipped: list[Skipped] = field(default_factory=list)
     embedded: int = 0
     reused_vectors: int = 0
+    embedder: str = ""  # the model that embedded the chunks (as the manifest records it)
+    embedder_reason: str = ""  # why that one: the KB's config, or the documents' language
+    embed_seconds: float = 0.0
     unchanged: bool = False
     build_dir: Path | None = None
     seconds: float = 0.0
@@ -84,6 +89,8 @@ class IngestReport:
     def to_dict(self) -> dict:
         return {"kb": self.kb, "documents": self.documents, "chunks": self.chunks,
                 "embedded": self.embedded, "reused_vectors": self.reused_vectors,
+                "embedder": self.embedder, "embedder_reason": self.embedder_reason,
+                "embed_seconds": round(self.embed_seconds, 2),
                 "unchanged": self.unchanged, "build_dir": str(self.build_dir) if self.build_dir else None,
                 "seconds": round(self.seconds, 2),
                 "skipped": [{"origin": s.origin, "reason": s.reason} for s in self.skipped],
@@ -114,7 +121,12 @@ class IngestReport:
                 f"{self.chunks} chunks)" if self.unchanged else
                 f"knowledge base '{self.kb}': {self.documents} documents, {self.chunks} chunks written "
                 f"({self.embedded} embedded, {self.reused_vectors} reused) in {self.seconds:.1f}s -> {self.build_dir}")
-        lines = [head, f"skipped {len(self.skipped)} input(s)" + (":" if self.skipped else "")]
+        lines = [head]
+        if self.embedder:
+            rate = (f", {self.embedded / self.embed_seconds:.1f} chunks/s"
+                    if self.embedded and self.embed_seconds > 0 else "")
+            lines.append(f"embedder {self.embedder} ({self.embedder_reason}){rate}")
+        lines.append(f"skipped {len(self.skipped)} input(s)" + (":" if self.skipped else ""))
         lines += [f"  - {s}" for s in self.skipped]
         if self.field_counts:
             lines.append(self._fields_line())
@@ -187,6 +199,26 @@ _PIPELINE_FILES = (
 )
 
 
+def _chinese_share(documents: list[Document]) -> float:
+    """The share of documents whose text is Chinese (perception's rule, on each one's start)."""
+    zh = sum(1 for doc in documents if detect_language(f"{doc.title}\n{doc.text[:LANGUAGE_SAMPLE]}") == "zh")
+    return zh / len(documents) if documents else 0.0
+
+
+def choose_embedder(settings: KBSettings, documents: list[Document], default: Embedder) -> tuple[Embedder, str]:
+    """The embedder of this KB's dense arm and why: the KB's `embedder` setting, else e5 when most
+    documents are Chinese (MiniLM reads Chinese as characters), else `default`."""
+    if settings.embedder is not None:
+        chosen = default if settings.embedder == default.key else get_embedder(settings.embedder, default.threads)
+        return chosen, f"embedder: {settings.embedder} in {CONFIG_FILE}"
+    share = _chinese_share(documents)
+    if share > 0.5:
+        chosen = default if default.key == CHINESE_EMBEDDER else get_embedder(CHINESE_EMBEDDER, default.threads)
+        return chosen, (f"{share:.0%} of the documents are Chinese; set embedder: for KB {settings.name} "
+                        f"in {CONFIG_FILE} to choose another")
+    return default, f"the default; {share:.0%} of the documents are Chinese"
+
+
 def _source_checksum(documents: list[Document], settings: KBSettings, embedder: Embedder) -> str:
     """A hash of everything that determines the build's content: inputs, settings, pipeline code."""
     digest = hashlib.sha256()
@@ -244,13 +276,17 @@ def _embed(chunks: list[StoredChunk], embedder: Embedder, kb_dir: Path, report: 
         report.reused_vectors = len(reusable)
     reused = {row for row, _ in reusable} if old_index is not None else set()
     todo = [c for c in chunks if c.row not in reused]
-    bar = tqdm(total=len(todo), desc="embedding", unit="chunk", disable=not progress, file=sys.stderr)
+    started = time.perf_counter()
+    # tqdm's rate (chunks/s) and remaining time are the ETA a person reads
+    bar = tqdm(total=len(todo), desc=f"embedding ({embedder.key})", unit="chunk", disable=not progress,
+               file=sys.stderr, smoothing=0.1)
     for start in range(0, len(todo), EMBED_BATCH):
         batch = todo[start:start + EMBED_BATCH]
-        vectors[[c.row for c in batch]] = embedder.encode([c.indexed_text for c in batch], batch_size=EMBED_BATCH)
+        vectors[[c.row for c in batch]] = embedder.passages([c.indexed_text for c in batch], batch_size=EMBED_BATCH)
         bar.update(len(batch))
     bar.close()
     report.embedded = len(todo)
+    report.embed_seconds = time.perf_counter() - started
     return vectors
 
 
@@ -262,7 +298,8 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
     Args:
         settings: the knowledge base's settings (chunking, dense index, paths).
         kb_dir: its directory under the data dir.
-        embedder: the embedding model (loaded on first use).
+        embedder: the default embedding model (loaded on first use); the KB's `embedder`
+            setting, or Chinese documents, choose another (`choose_embedder`).
         paths: files and folders to read; defaults to `settings.paths`.
         rebuild: build even when the inputs are unchanged, and embed everything anew.
         progress: show progress bars on stderr.
@@ -284,6 +321,8 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
         raise KnowledgeBaseError(f"knowledge base '{settings.name}': no usable documents ({reasons})",
                                  field="paths")
     _read_metadata_report(documents, report)
+    embedder, report.embedder_reason = choose_embedder(settings, documents, embedder)
+    report.embedder = embedder.name
     checksum = _source_checksum(documents, settings, embedder)
     current = layout.current_build(kb_dir)
     if current is not None and not rebuild:
@@ -317,7 +356,8 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
         write_manifest(build_dir, {
             "kb": settings.name,
             "built_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "embedder": {"name": embedder.name, "dim": embedder.dim},
+            "embedder": {"name": embedder.name, "key": embedder.key, "dim": embedder.dim,
+                         "chosen_by": report.embedder_reason},
             "counts": {"documents": len(documents), "chunks": len(chunks), "skipped": len(report.skipped)},
             "settings": {"chunk_words": settings.chunk_words, "overlap_words": settings.overlap_words,
                          "dense_kind": "hnsw" if len(chunks) >= settings.dense.hnsw_threshold else "flat"},

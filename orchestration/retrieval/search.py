@@ -2,7 +2,9 @@
 
 A `SearchRequest` is one retrieval task's query against one knowledge base. `Retriever.run`
 takes all requests of a user request at once so their vector queries are embedded in one
-batch. ACL filtering happens first, before anything is scored or logged: chunks a caller may
+batch per embedder: each knowledge base is searched with vectors of the model that built its
+index (MiniLM for most, e5 for Chinese ones), and the trace says which model embedded what.
+ACL filtering happens first, before anything is scored or logged: chunks a caller may
 not see are only counted, never named. Every other rejected candidate (one that would have
 ranked without the filter) is named in the trace with its reason.
 """
@@ -21,7 +23,7 @@ from core.vocab import SEARCH_TYPES
 from ..kb.knowledge_base import KnowledgeBase
 from ..trace import Trace
 from .credibility import CredibilityParams, credibility
-from .embedder import Embedder
+from .embedder import Embedder, get_embedder, key_of_model
 from .filters import Filters
 from .fusion import Fuser, RankedList
 from .scored import ScoredChunk
@@ -63,33 +65,54 @@ class Retriever:
 
     def __init__(self, knowledge_bases: dict[str, KnowledgeBase], embedder: Embedder,
                  credibility_params: CredibilityParams | None = None) -> None:
+        """`embedder`: the default model; a KB whose index another model built is searched with that one."""
         self.knowledge_bases = knowledge_bases
         self.embedder = embedder
         self.credibility_params = credibility_params or CredibilityParams()
-        self._vector_cache: dict[str, np.ndarray] = {}  # query text -> vector, oldest first
+        # (model name, query text) -> vector, oldest first
+        self._vector_cache: dict[tuple[str, str], np.ndarray] = {}
 
-    def warm_up(self) -> None:
+    def open(self) -> None:
+        """Open every KB (map its indexes); embedders load when first asked to embed."""
         for kb in self.knowledge_bases.values():
             kb.warm_up()
-        self.embedder.warm_up()
 
-    def _embed(self, texts: list[str], trace: Trace) -> dict[str, np.ndarray]:
-        """Vectors for the distinct texts: cached ones reused, the rest encoded in one batch.
+    def warm_up(self) -> None:
+        """Open every KB and load the embedders their indexes need (the default one when none is open)."""
+        self.open()
+        for embedder in (self.embedders() or {self.embedder.name: self.embedder}).values():
+            embedder.warm_up()
+
+    def embedder_for(self, kb: KnowledgeBase) -> Embedder:
+        """The embedder of the model that built the KB's open index (the default for an unknown one)."""
+        key = key_of_model(kb.embedder_name)
+        if key is None or key == self.embedder.key:
+            return self.embedder
+        return get_embedder(key, self.embedder.threads)
+
+    def embedders(self) -> dict[str, Embedder]:
+        """Model name -> embedder, for every opened KB (what readiness checks is loaded)."""
+        used = (self.embedder_for(kb) for kb in self.knowledge_bases.values() if kb.ready)
+        return {e.name: e for e in used}
+
+    def _embed(self, embedder: Embedder, texts: list[str], kbs: list[str], trace: Trace
+               ) -> dict[tuple[str, str], np.ndarray]:
+        """Vectors of one embedder for the distinct texts: cached ones reused, the rest in one batch.
 
         Tasks often share a query (one task per source over the same question) and a retry
         repeats the first attempt's queries, so most requests embed only a few new texts.
         """
         distinct = list(dict.fromkeys(texts))
-        missing = [t for t in distinct if t not in self._vector_cache]
-        with trace.operation("embed", model=self.embedder.name, queries=len(texts), distinct=len(distinct),
-                             cached=len(distinct) - len(missing)) as op:
+        missing = [t for t in distinct if (embedder.name, t) not in self._vector_cache]
+        with trace.operation("embed", model=embedder.name, kbs=sorted(set(kbs)), queries=len(texts),
+                             distinct=len(distinct), cached=len(distinct) - len(missing)) as op:
             if missing:
-                for text, vector in zip(missing, self.embedder.encode(missing), strict=True):
-                    self._vector_cache[text] = vector
+                for text, vector in zip(missing, embedder.queries(missing), strict=True):
+                    self._vector_cache[(embedder.name, text)] = vector
                 while len(self._vector_cache) > self.VECTOR_CACHE_SIZE:
                     self._vector_cache.pop(next(iter(self._vector_cache)))
             op.input_count, op.output_count = len(texts), len(missing)
-        return {t: self._vector_cache[t] for t in distinct}
+        return {(embedder.name, t): self._vector_cache[(embedder.name, t)] for t in distinct}
 
     def public_sources(self) -> list[str]:
         """The `source` values of the public documents of every opened KB, sorted (Perception's sources)."""
@@ -114,7 +137,7 @@ class Retriever:
         """Results of each request, best first, at most top_k each.
 
         Args:
-            requests: the searches; vector queries of all of them are embedded in one call.
+            requests: the searches; their vector queries are embedded in one call per embedder.
             trace: receives one operation per arm, fusion and credibility step.
             now: the date recency is measured against (default: today, UTC).
             acl_groups: the caller's groups (default none: public documents only); None, given
@@ -122,9 +145,16 @@ class Retriever:
             apply_credibility: multiply fused scores by the credibility factor.
         """
         now = now or dt.datetime.now(dt.UTC).date()
-        texts = [r.query for r in requests if r.search in ("vector", "hybrid")]
-        vectors_by_text = self._embed(texts, trace) if texts else {}
-        vectors = {r.id: vectors_by_text[r.query] for r in requests if r.query in vectors_by_text}
+        # the vector queries, grouped by the model that built each request's KB
+        groups: dict[str, tuple[Embedder, list[SearchRequest]]] = {}
+        for r in requests:
+            if r.search in ("vector", "hybrid"):
+                embedder = self.embedder_for(self.kb(r.kb))
+                groups.setdefault(embedder.name, (embedder, []))[1].append(r)
+        vectors: dict[str, np.ndarray] = {}
+        for model, (embedder, group) in groups.items():
+            found = self._embed(embedder, [r.query for r in group], [r.kb for r in group], trace)
+            vectors.update({r.id: found[(model, r.query)] for r in group})
         return [self._run_one(r, vectors.get(r.id), trace, now, acl_groups, apply_credibility)
                 for r in requests]
 

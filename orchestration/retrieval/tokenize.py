@@ -14,6 +14,7 @@ from importlib import resources
 
 import Stemmer
 
+from core.segment import default_tokenizer
 from core.text import HAN_RUN
 
 # A run of CJK ideographs, or a word made of letters/digits joined by '-', '.', '/' or '_'.
@@ -39,16 +40,9 @@ def _stemmer() -> Stemmer.Stemmer:
     return Stemmer.Stemmer("english")
 
 
-@functools.lru_cache(maxsize=1)
 def _jieba():
-    """jieba, initialised once (loading its dictionary takes about a second)."""
-    import logging
-
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    jieba.initialize()
-    return jieba
+    """jieba's default tokenizer, initialised once per process (core.segment)."""
+    return default_tokenizer()
 
 
 def is_code(word: str) -> bool:

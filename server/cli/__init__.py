@@ -51,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--json", action="store_true", help="print exactly the body POST /rag returns")
     ask.add_argument("--brief", action="store_true", help="answer and sources only, no trace")
     ask.add_argument("--no-ner", action="store_true", help="rules-only perception (faster start)")
+    ask.add_argument("--server", metavar="URL", help="ask a running service (POST URL/rag) instead of this "
+                                                     "process; env SIGHTLINE_URL, API key in SIGHTLINE_API_KEY")
     ask.add_argument("--groups", type=acl_groups, default=(), metavar="G1,G2",
                      help="answer as a caller in these ACL groups (default: none, public documents only). Local "
                           "use is the operator's: whoever can run this command can read the index files, so the "

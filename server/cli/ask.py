@@ -1,11 +1,26 @@
-"""`sightline perceive` and `sightline ask`: one question, from this process."""
+"""`sightline perceive` and `sightline ask`: one question, from this process or a running service.
+
+A one-shot command loads only what its question needs: the knowledge-base names are checked
+against the config before anything loads, indexes are mapped, and the embedders and jieba's
+dictionary load on first use (an English question over English KBs never reads jieba's).
+`ask --server URL` (or SIGHTLINE_URL) sends the question to a running service's POST /rag
+instead and loads nothing.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import urllib.error
+import urllib.request
+from typing import Any
 
 from core.errors import SightlineError
+
+SERVER_ENV = "SIGHTLINE_URL"
+API_KEY_ENV = "SIGHTLINE_API_KEY"
+SERVER_TIMEOUT = 120.0  # seconds: a cold service may still be loading its models
 
 
 def cmd_perceive(args: argparse.Namespace) -> int:
@@ -13,7 +28,9 @@ def cmd_perceive(args: argparse.Namespace) -> int:
 
     if not args.query.strip():
         raise SightlineError("the query is empty; pass the question in quotes", field="query")
-    perception = PerceptionAgent().run(args.query, args.now)
+    agent = PerceptionAgent()
+    agent.warm_up(eager=False)  # jieba and spaCy only when the query needs them
+    perception = agent.run(args.query, args.now)
     if args.json:
         print(json.dumps(perception.to_dict(), ensure_ascii=False, indent=2))
     else:
@@ -26,13 +43,9 @@ def cmd_perceive(args: argparse.Namespace) -> int:
     return 0
 
 
-
-def cmd_ask(args: argparse.Namespace) -> int:
-    from ..bootstrap import build_loop
-    from ..http.schemas import parse_ask_request
-    from ..render import render_answer
-
-    body = {"query": args.query, "trace": "full" if (args.json or not args.brief) else "summary"}
+def _body(args: argparse.Namespace) -> dict[str, Any]:
+    """The POST /rag body of the command's question and options."""
+    body: dict[str, Any] = {"query": args.query, "trace": "full" if (args.json or not args.brief) else "summary"}
     if args.kb:
         body["kb"] = args.kb
     if args.now:
@@ -41,15 +54,81 @@ def cmd_ask(args: argparse.Namespace) -> int:
         body["max_retries"] = args.max_retries
     if args.top_k is not None:
         body["top_k"] = args.top_k
-    request = parse_ask_request(body)
-    request.acl_groups = None if args.all_groups else args.groups
-    request.caller = {"name": "operator", "kind": "operator",
-                      "groups": ["*"] if args.all_groups else list(args.groups)}
-    loop = build_loop(use_ner=not args.no_ner)
-    loop.warm_up()
-    response = loop.run(request)
+    return body
+
+
+def ask_server(url: str, body: dict[str, Any], api_key: str | None = None,
+               timeout: float = SERVER_TIMEOUT) -> dict[str, Any]:
+    """The response body of a running service's POST /rag; SightlineError (one line) on any failure."""
+    endpoint = url.rstrip("/") + "/rag"
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    request = urllib.request.Request(endpoint, data=json.dumps(body, ensure_ascii=False).encode("utf-8"),
+                                     headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return json.loads(response.read().decode("utf-8"))
+    except urllib.error.HTTPError as exc:
+        raise SightlineError(f"{endpoint}: {_service_error(exc)}", field="server") from exc
+    except urllib.error.URLError as exc:
+        raise SightlineError(f"{endpoint}: cannot reach the service ({exc.reason}); is `sightline serve` "
+                             f"running there?", field="server") from exc
+    except (TimeoutError, OSError) as exc:
+        raise SightlineError(f"{endpoint}: no answer ({exc})", field="server") from exc
+    except ValueError as exc:
+        raise SightlineError(f"{endpoint}: the response is not JSON ({exc})", field="server") from exc
+
+
+def _service_error(exc: urllib.error.HTTPError) -> str:
+    """One line from an error response: the service's own message, its field and the status."""
+    try:
+        error = json.loads(exc.read().decode("utf-8")).get("error", {})
+        message, field = str(error["message"]), error.get("field")
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return f"HTTP {exc.code} {exc.reason}"
+    return f"{message} (HTTP {exc.code}" + (f", field {field})" if field else ")")
+
+
+def _check_kbs(names: list[str]) -> None:
+    """Fail before anything loads when a --kb is not configured (the error lists the known ones)."""
+    from orchestration.kb.config import load_kb_config
+
+    config = load_kb_config()
+    for name in names:
+        config.get(name)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from ..render import render_answer
+
+    body = _body(args)
+    server = args.server or os.environ.get(SERVER_ENV)
+    if server:
+        if args.groups or args.all_groups:
+            raise SightlineError("--groups and --all-groups are for local use; a service gives a caller the "
+                                 f"groups of its API key (set {API_KEY_ENV})", field="groups")
+        response = ask_server(server, body, os.environ.get(API_KEY_ENV))
+    else:
+        response = _ask_here(args, body)
     if args.json:
         print(json.dumps(response, ensure_ascii=False, indent=2))
     else:
         print(render_answer(response, show_trace=not args.brief))
     return 0
+
+
+def _ask_here(args: argparse.Namespace, body: dict[str, Any]) -> dict[str, Any]:
+    """Answer in this process, loading only what the question needs."""
+    if args.kb:
+        _check_kbs(args.kb)
+    from ..bootstrap import build_loop
+    from ..http.schemas import parse_ask_request
+
+    request = parse_ask_request(body)
+    request.acl_groups = None if args.all_groups else args.groups
+    request.caller = {"name": "operator", "kind": "operator",
+                      "groups": ["*"] if args.all_groups else list(args.groups)}
+    loop = build_loop(use_ner=not args.no_ner)
+    loop.warm_up(eager=False)
+    return loop.run(request)

@@ -128,7 +128,7 @@ HOLDER = textwrap.dedent("""
     from pathlib import Path
     from orchestration.kb.config import KBSettings
     from orchestration.kb.knowledge_base import KnowledgeBase
-    kb = KnowledgeBase(KBSettings(name="tiny", paths=()), Path(sys.argv[1]), "all-MiniLM-L6-v2")
+    kb = KnowledgeBase(KBSettings(name="tiny", paths=()), Path(sys.argv[1]), "all-MiniLM-L6-v2-onnx-int8")
     kb.warm_up()
     print(kb.describe()["build_id"], flush=True)
     sys.stdin.readline()

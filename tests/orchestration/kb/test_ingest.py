@@ -46,7 +46,8 @@ def test_ingest_reports_counts_and_skipped_lines_and_writes_a_manifest(kb_setup,
     assert [s.origin.rsplit(":", 1)[1] for s in report.skipped] == ["4"]
     assert "not valid JSON" in report.summary()
     manifest = read_manifest(layout.current_build(kb_dir), "")
-    assert manifest["embedder"] == {"name": "all-MiniLM-L6-v2", "dim": 384}
+    assert {k: manifest["embedder"][k] for k in ("name", "key", "dim")} == {
+        "name": "all-MiniLM-L6-v2-onnx-int8", "key": "minilm", "dim": 384}
     assert manifest["counts"] == {"documents": 3, "chunks": 3, "skipped": 1}
     assert {"chunks.sqlite", "bm25/data.npy", "dense/index.faiss", "columns/day.npy"} <= set(manifest["files"])
     assert verify(layout.current_build(kb_dir), manifest) == []
@@ -130,7 +131,7 @@ def test_killing_the_ingest_process_leaves_the_served_index_intact(kb_setup, emb
 def test_missing_index_error_names_the_directory_and_the_command(kb_setup):
     settings, kb_dir = kb_setup
     with pytest.raises(IndexUnavailable, match=r"no index at .*tiny.*sightline ingest .* --kb tiny"):
-        KnowledgeBase(settings, kb_dir, "all-MiniLM-L6-v2").warm_up()
+        KnowledgeBase(settings, kb_dir, "all-MiniLM-L6-v2-onnx-int8").warm_up()
 
 
 @pytest.mark.parametrize("damage", ["truncate_bm25", "delete_store", "delete_manifest", "garble_manifest"])
@@ -154,7 +155,8 @@ def test_corrupted_index_error_names_the_build_and_how_to_rebuild(kb_setup, embe
 def test_index_built_with_another_embedder_is_refused(kb_setup, embedder):
     settings, kb_dir = kb_setup
     ingest(settings, kb_dir, embedder, progress=False)
-    with pytest.raises(IndexUnavailable, match="built with embedder 'all-MiniLM-L6-v2' but 'other' is configured"):
+    with pytest.raises(IndexUnavailable,
+                       match="built with embedder 'all-MiniLM-L6-v2-onnx-int8' but 'other' is configured"):
         KnowledgeBase(settings, kb_dir, "other").warm_up()
 
 

@@ -1,0 +1,86 @@
+"""The embedders: the int8 ONNX MiniLM against fp32 reference vectors, e5's prefixes, the torch extra."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.errors import ConfigError
+from orchestration.retrieval import embedder as embedders
+from orchestration.retrieval.embedder import MiniLMTorchEmbedder, get_embedder
+
+REPO = Path(__file__).resolve().parents[3]
+REFERENCE = REPO / "tests" / "data" / "minilm_fp32_reference.json"
+
+
+@pytest.fixture(scope="module")
+def e5():
+    model = get_embedder("e5")
+    model.warm_up()
+    return model
+
+
+def test_onnx_vectors_are_unit_length_and_match_the_fp32_model(embedder):
+    reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
+    fp32 = np.array(reference["vectors"], dtype=np.float32)
+    vectors = embedder.passages(reference["texts"])
+    assert vectors.dtype == np.float32 and vectors.shape == fp32.shape
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    cosine = (vectors * fp32).sum(axis=1) / np.linalg.norm(fp32, axis=1)
+    assert cosine.min() >= 0.999, dict(zip(reference["texts"], cosine.round(5), strict=True))
+
+
+def test_a_batch_gives_each_text_the_vector_it_gets_alone(embedder):
+    texts = ["Fault E5102 means the APU failed to start.", "short", "A much longer sentence " * 40]
+    together = embedder.passages(texts)
+    alone = np.vstack([embedder.passages([t]) for t in texts])
+    assert np.allclose(together, alone, atol=1e-5)
+    assert embedder.passages([]).shape == (0, 384)
+
+
+def test_minilm_embeds_queries_and_passages_alike_e5_prefixes_them(embedder, e5):
+    text = "发票与合同不一致时怎么办"
+    assert np.allclose(embedder.queries([text]), embedder.passages([text]), atol=1e-6)
+    query, passage = e5.queries([text])[0], e5.passages([text])[0]
+    assert not np.allclose(query, passage, atol=1e-3)  # "query: " and "passage: " differ
+    assert np.allclose(query, np.asarray(e5._model.encode(text, True)), atol=1e-5)
+    assert np.allclose(passage, np.asarray(e5._model.encode(text, False)), atol=1e-5)
+
+
+def test_e5_ranks_the_chinese_passage_that_answers_first(e5):
+    passages = ["发票金额与合同不一致时，应暂停付款并通知采购部门复核。",
+                "出差住宿标准为每晚不超过五百元。",
+                "A320 的燃油消耗在巡航时约为每小时二千三百公斤。"]
+    scores = e5.passages(passages) @ e5.queries(["发票和合同金额对不上应该怎么处理？"])[0]
+    assert int(np.argmax(scores)) == 0
+
+
+def test_the_torch_embedder_without_the_extra_names_the_install_command(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch now raises ImportError
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with pytest.raises(ConfigError, match=r"minilm-torch needs the torch extra .*pip install -e '\.\[torch\]'"):
+        MiniLMTorchEmbedder().warm_up()
+
+
+def test_an_unknown_embedder_lists_the_known_ones():
+    with pytest.raises(ConfigError, match="unknown embedder 'minilm-fp16'; known: e5, minilm, minilm-torch"):
+        get_embedder("minilm-fp16")
+
+
+@pytest.mark.model
+def test_the_default_embedder_imports_no_torch():
+    code = ("import sys; from orchestration.retrieval.embedder import get_embedder; "
+            "v = get_embedder().queries(['fuel burn']); "
+            "print(v.shape, 'torch' in sys.modules, 'sentence_transformers' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[0] == "(1, 384) False False"
+
+
+def test_model_names_map_back_to_their_embedder():
+    assert {key: embedders.key_of_model(cls.name) for key, cls in embedders.EMBEDDERS.items()} == {
+        "minilm": "minilm", "minilm-torch": "minilm-torch", "e5": "e5"}
+    assert embedders.key_of_model("something-else") is None

