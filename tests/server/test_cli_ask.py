@@ -29,6 +29,12 @@ def _run(*args, env=None, probe=False, timeout=300):
     return subprocess.run(command, cwd=REPO, env=full_env, capture_output=True, text=True, timeout=timeout)
 
 
+def _counted(live, requests: int) -> None:
+    """Count POST /rag requests the CLI sent to the shared service (its metrics must sum to live.rag_requests)."""
+    with live._count_lock:
+        live.rag_requests += requests
+
+
 def _imported(result) -> set[str]:
     line = next(line for line in result.stdout.splitlines() if line.startswith("imported:"))
     return {m for m in line.removeprefix("imported:").strip().split(",") if m}
@@ -76,6 +82,7 @@ def test_ask_loads_the_embedder_but_no_torch_and_prints_nothing_but_the_answer(d
 def test_ask_server_prints_what_the_service_answers(live):
     question = "What is the A320neo fuel burn in 2023?"
     local = _run("ask", "--server", live.url, "--now", NOW, "--json", question)
+    _counted(live, 1)
     assert local.returncode == 0, local.stderr
     status, _headers, body = live.request("POST", "/rag", {"query": question, "now": NOW, "trace": "full"})
     assert status == 200
@@ -83,11 +90,13 @@ def test_ask_server_prints_what_the_service_answers(live):
     assert (remote["answer"], remote["status"], remote["citations"]) == (body["answer"], body["status"],
                                                                        body["citations"])
     brief = _run("ask", "--brief", "--now", NOW, question, env={"SIGHTLINE_URL": live.url})
+    _counted(live, 1)
     assert brief.returncode == 0 and body["answer"].splitlines()[0] in brief.stdout
 
 
 def test_ask_server_shows_the_service_error_as_one_line(live):
     result = _run("ask", "--server", live.url, "--kb", "nosuch", "What is the fuel burn?")
+    _counted(live, 1)
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1
     assert "unknown knowledge base 'nosuch'" in result.stderr and "(HTTP 4" in result.stderr
