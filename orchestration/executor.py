@@ -1,7 +1,9 @@
 """Running a plan: all tasks' searches, cross-task fusion, exclusions, de-duplication, budget.
 
-The Executor turns a Plan into the evidence the composer reads. Each task's search already
-weighs its arms by credibility (see Retriever); the tasks are then fused by their weights.
+The Executor turns a Plan into the evidence the composer reads. Tasks that are one search
+emitted for several knowledge bases run as one search of those KBs together, so the KBs share
+its results by relevance (retrieval/federation.py). Each search already weighs its arms by
+credibility (see Retriever); the searches are then fused by their tasks' weights.
 Every decision lands in the trace: which chunks each step kept and which it dropped, with the
 reason (excluded by validation, near-duplicate of another chunk, over the context budget).
 """
@@ -17,7 +19,7 @@ from .retrieval.fusion import Fuser, RankedList
 from .retrieval.scored import ScoredChunk
 from .retrieval.search import Retriever, SearchRequest
 from .trace import Trace
-from .types import Plan
+from .types import Plan, RetrievalTask
 
 _WORD = re.compile(r"\w+")
 NEAR_DUPLICATE_JACCARD = 0.85
@@ -58,21 +60,40 @@ class Executor:
         """
         if not plan.tasks:
             return []
-        requests = [SearchRequest(id=t.id, kb=t.kb, query=t.query, search=t.search, filters=t.filters,
-                                  top_k=t.top_k, candidates=candidates) for t in plan.tasks]
-        per_task = self.retriever.run(requests, trace, now=now, acl_groups=acl_groups)
-        fused = self._fuse(plan, per_task, trace)
+        groups = self._group(plan)
+        requests = [SearchRequest(id="+".join(t.id for t in group), kb=tuple(t.kb for t in group),
+                                  query=group[0].query, search=group[0].search, filters=group[0].filters,
+                                  top_k=group[0].top_k, candidates=candidates) for group in groups]
+        per_group = self.retriever.run(requests, trace, now=now, acl_groups=acl_groups)
+        fused = self._fuse(plan, groups, requests, per_group, trace)
         fused = self._exclude(fused, set(plan.excluded_chunks), trace)
         fused = self._dedupe(fused, trace, enough=plan.max_evidence)
         return self._budget(plan, fused, trace)
 
-    def _fuse(self, plan: Plan, per_task: list[list[ScoredChunk]], trace: Trace) -> list[ScoredChunk]:
-        """Weighted fusion across tasks; a chunk found by several tasks keeps all its ranks."""
-        with trace.operation("fuse.tasks", method=plan.fusion_method, k=plan.fusion_k,
-                             weights={t.id: t.weight for t in plan.tasks}) as op:
+    def _group(self, plan: Plan) -> list[list[RetrievalTask]]:
+        """The plan's tasks as searches: tasks that differ only in their KB form one search of
+        those KBs as one corpus (when the plan shares results by relevance and one embedder
+        built them all, so their dense scores compare); every other task stays alone."""
+        if plan.across_kbs != "relevance":
+            return [[task] for task in plan.tasks]
+        groups: dict[tuple, list[RetrievalTask]] = {}
+        for task in plan.tasks:
+            key = (task.rule, task.query, task.search, task.weight, task.priority, task.top_k, task.entity,
+                   repr(task.filters.to_dict()), self.retriever.dense_model(task.kb))
+            twin = 0  # the same search twice on one KB stays two searches
+            while any(t.kb == task.kb for t in groups.get((*key, twin), ())):
+                twin += 1
+            groups.setdefault((*key, twin), []).append(task)
+        return list(groups.values())
+
+    def _fuse(self, plan: Plan, groups: list[list[RetrievalTask]], requests: list[SearchRequest],
+              per_group: list[list[ScoredChunk]], trace: Trace) -> list[ScoredChunk]:
+        """Weighted fusion across searches; a chunk found by several keeps all its ranks."""
+        with trace.operation("fuse.tasks", method=plan.fusion_method, k=plan.fusion_k, across_kbs=plan.across_kbs,
+                             weights={r.id: g[0].weight for g, r in zip(groups, requests, strict=True)}) as op:
             by_key: dict[tuple[str, str], ScoredChunk] = {}
             lists = []
-            for task, results in zip(plan.tasks, per_task, strict=True):
+            for request, group, results in zip(requests, groups, per_group, strict=True):
                 for chunk in results:
                     key = (chunk.kb, chunk.chunk_id)
                     if key in by_key:
@@ -80,7 +101,7 @@ class Executor:
                         by_key[key].scores.update(chunk.scores)
                     else:
                         by_key[key] = chunk
-                lists.append(RankedList(task.id, task.weight, [((c.kb, c.chunk_id), c.fused) for c in results]))
+                lists.append(RankedList(request.id, group[0].weight, [((c.kb, c.chunk_id), c.fused) for c in results]))
             fused = Fuser(plan.fusion_method, plan.fusion_k).fuse(lists)
             out = []
             for entry in fused:
@@ -89,7 +110,7 @@ class Executor:
                 chunk.scores.update(entry.scores)
                 chunk.fused = chunk.score = entry.score
                 out.append(chunk)
-            op.input_count = sum(len(r) for r in per_task)
+            op.input_count = sum(len(r) for r in per_group)
             op.output_count = len(out)
             op.kept = [c.chunk_id for c in out]
         return out

@@ -60,6 +60,7 @@ class Plan:
     tasks: list[RetrievalTask]
     fusion_method: str = "rrf"
     fusion_k: float = 60.0
+    across_kbs: str = "relevance"  # or "per_kb" (router config fusion.across_kbs)
     max_evidence: int = 8
     context_budget_words: int = 1200
     config_version: str = ""
@@ -69,7 +70,7 @@ class Plan:
 
     def to_dict(self) -> dict[str, Any]:
         return {"tasks": [t.to_dict() for t in self.tasks], "fusion": {"method": self.fusion_method,
-                "k": self.fusion_k}, "max_evidence": self.max_evidence,
+                "k": self.fusion_k, "across_kbs": self.across_kbs}, "max_evidence": self.max_evidence,
                 "context_budget_words": self.context_budget_words, "config_version": self.config_version,
                 "notes": list(self.notes), "excluded_chunks": list(self.excluded_chunks),
                 "dropped_claims": list(self.dropped_claims)}

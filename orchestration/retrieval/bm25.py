@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,18 +129,42 @@ class BM25Index:
                 counts[term] = counts.get(term, 0) + 1
         return counts
 
-    def get_scores(self, tokens: Sequence[str]) -> np.ndarray:
-        """Scores of every document for the query tokens (as BM25Okapi.get_scores)."""
-        return self._score(tokens)[0]
+    def document_frequency(self, token: str) -> int:
+        """How many documents hold the token (0 for a token not in the vocabulary)."""
+        term = self.vocab.get(token)
+        return 0 if term is None else int(self.indptr[term + 1] - self.indptr[term])
 
-    def _score(self, tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """(scores, matched): matched marks documents holding at least one query term."""
+    def idf(self, token: str) -> float:
+        """The token's IDF in this index, floored as at build time (0.0 when it is absent)."""
+        df = self.document_frequency(token)
+        if df == 0:
+            return 0.0
+        raw = math.log(self.n_docs - df + 0.5) - math.log(df + 0.5)
+        return self.params.epsilon * self.stats.get("mean_idf", 0.0) if raw < 0 else raw
+
+    def get_scores(self, tokens: Sequence[str], idf: Mapping[str, float] | None = None) -> np.ndarray:
+        """Scores of every document for the query tokens (as BM25Okapi.get_scores); `idf` as in `_score`."""
+        return self._score(tokens, idf)[0]
+
+    def _score(self, tokens: Sequence[str], idf: Mapping[str, float] | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """(scores, matched): matched marks documents holding at least one query term.
+
+        `idf` replaces the index's own IDF of the tokens it names (the stored weights are
+        rescaled by the ratio), so several indexes can score on one corpus's statistics.
+        """
         scores = np.zeros(self.n_docs, dtype=np.float64)
         matched = np.zeros(self.n_docs, dtype=bool)
+        scale = {}
+        if idf:
+            for token in set(tokens) & idf.keys():
+                own = self.idf(token)
+                if own:
+                    scale[self.vocab[token]] = idf[token] / own
         for term, count in self.term_counts(tokens).items():
             start, end = self.indptr[term], self.indptr[term + 1]
             rows = self.indices[start:end]
-            scores[rows] += count * self.data[start:end].astype(np.float64)
+            scores[rows] += count * scale.get(term, 1.0) * self.data[start:end].astype(np.float64)
             matched[rows] = True
         return scores, matched
 
@@ -153,10 +177,13 @@ class BM25Index:
         """
         return self.select(self.score_query(tokens), k, allowed)
 
-    def score_query(self, tokens: Sequence[str]) -> QueryScores:
-        """Score every row once; `select` then picks top-k under any number of masks."""
+    def score_query(self, tokens: Sequence[str], idf: Mapping[str, float] | None = None) -> QueryScores:
+        """Score every row once; `select` then picks top-k under any number of masks.
+
+        `idf`: IDF per token to score with instead of this index's own (see `_score`).
+        """
         counts = self.term_counts(tokens)
-        scores, matched = self._score(tokens)
+        scores, matched = self._score(tokens, idf)
         seed = np.empty(0, np.int64)
         if counts:
             rarest = min(counts, key=lambda t: self.indptr[t + 1] - self.indptr[t])

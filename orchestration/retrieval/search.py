@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -24,25 +25,28 @@ from ..kb.knowledge_base import KnowledgeBase
 from ..trace import Trace
 from .credibility import CredibilityParams, credibility
 from .embedder import Embedder, get_embedder, key_of_model
+from .federation import KBArm, KBRow, fuse_across, shared_idf
 from .filters import Filters
-from .fusion import Fuser, RankedList
+from .fusion import Fused, Fuser, RankedList
 from .scored import ScoredChunk
 from .tokenize import tokenize
 
 
 @dataclass
 class SearchRequest:
-    """One query against one knowledge base.
+    """One query against one knowledge base, or several searched as one corpus.
 
     Attributes:
         id: the task id, used to name the ranked lists in ScoredChunk.ranks.
+        kb: a knowledge base name, or several: their chunks are ranked together on shared
+            BM25 statistics and share `top_k` by relevance (retrieval/federation.py).
         search: "keyword", "vector" or "hybrid" (both arms fused).
         candidates: how many each arm returns before fusion (None: the KB's setting).
         weights: arm weights overriding the knowledge base's fusion weights.
     """
 
     id: str
-    kb: str
+    kb: str | tuple[str, ...]
     query: str
     search: str = "hybrid"
     filters: Filters = field(default_factory=Filters)
@@ -56,6 +60,13 @@ class SearchRequest:
                                field="search")
         if self.top_k < 1:
             raise RequestError(f"top_k must be at least 1, got {self.top_k}", field="top_k")
+        if not self.kbs:
+            raise RequestError("a search needs at least one knowledge base", field="kb")
+
+    @property
+    def kbs(self) -> tuple[str, ...]:
+        """The knowledge bases searched, in order."""
+        return (self.kb,) if isinstance(self.kb, str) else tuple(self.kb)
 
 
 class Retriever:
@@ -114,6 +125,10 @@ class Retriever:
             op.input_count, op.output_count = len(texts), len(missing)
         return {(embedder.name, t): self._vector_cache[(embedder.name, t)] for t in distinct}
 
+    def dense_model(self, name: str) -> str:
+        """The embedder that built a knowledge base's vectors (KBs searched as one must share it)."""
+        return self.embedder_for(self.kb(name)).name
+
     def public_sources(self) -> list[str]:
         """The `source` values of the public documents of every opened KB, sorted (Perception's sources)."""
         sources: set[str] = set()
@@ -148,12 +163,12 @@ class Retriever:
         # the vector queries, grouped by the model that built each request's KB
         groups: dict[str, tuple[Embedder, list[SearchRequest]]] = {}
         for r in requests:
-            if r.search in ("vector", "hybrid"):
-                embedder = self.embedder_for(self.kb(r.kb))
+            if r.search in ("vector", "hybrid"):  # KBs searched together share an embedder (Executor)
+                embedder = self.embedder_for(self.kb(r.kbs[0]))
                 groups.setdefault(embedder.name, (embedder, []))[1].append(r)
         vectors: dict[str, np.ndarray] = {}
         for model, (embedder, group) in groups.items():
-            found = self._embed(embedder, [r.query for r in group], [r.kb for r in group], trace)
+            found = self._embed(embedder, [r.query for r in group], [kb for r in group for kb in r.kbs], trace)
             vectors.update({r.id: found[(model, r.query)] for r in group})
         return [self._run_one(r, vectors.get(r.id), trace, now, acl_groups, apply_credibility)
                 for r in requests]
@@ -162,7 +177,53 @@ class Retriever:
 
     def _run_one(self, request: SearchRequest, vector: np.ndarray | None, trace: Trace, now: dt.date,
                  acl_groups: Sequence[str] | None, apply_credibility: bool) -> list[ScoredChunk]:
-        kb = self.kb(request.kb)
+        kbs = [self.kb(name) for name in request.kbs]
+        idf = None
+        if len(kbs) > 1 and request.search in ("keyword", "hybrid"):
+            idf = shared_idf([kb.bm25 for kb in kbs if kb.bm25 is not None], tokenize(request.query))
+        arms: list[KBArm] = []
+        factors: dict[KBRow, float] = {}
+        for kb in kbs:
+            kb_arms, kb_factors = self._arms(kb, request, vector, trace, now, acl_groups, apply_credibility, idf)
+            arms.extend(KBArm(kb.name, arm) for arm in kb_arms)
+            factors.update(((kb.name, row), f) for row, f in kb_factors.items())
+        first = kbs[0].settings.fusion
+        with trace.operation("fuse.arms", task=request.id, kb=kbs[0].name if len(kbs) == 1 else [k.name for k in kbs],
+                             method=first.method, weights={a.arm.name.split(":")[-1]: a.arm.weight for a in arms}
+                             ) as op:
+            if len(kbs) == 1:
+                fused = [Fused((kbs[0].name, e.key), e.score, e.ranks, e.scores)
+                         for e in Fuser(first.method, first.k).fuse([a.arm for a in arms])]
+            else:
+                fused = fuse_across(arms, first.method, first.k, [kb.name for kb in kbs])
+                op.reason = (f"{len(kbs)} knowledge bases ranked as one corpus (shared BM25 statistics): "
+                             f"top {request.top_k} by relevance, not per knowledge base")
+            op.input_count = sum(len(a.arm.items) for a in arms)
+            op.output_count = len(fused)
+        top = fused[:request.top_k]
+        by_kb = {kb.name: kb for kb in kbs}
+        chunks: dict[KBRow, Any] = {}
+        for kb in kbs:
+            rows = [row for name, row in (e.key for e in top) if name == kb.name]
+            if rows:
+                assert kb.store is not None  # self.kb() opened it or raised
+                chunks.update(((kb.name, c.row), c) for c in kb.store.get_rows(rows))
+        results = []
+        for entry in top:
+            kb, chunk = by_kb[entry.key[0]], chunks[entry.key]
+            assert kb.columns is not None
+            multiplier, parts = (credibility(kb.columns.credibility_inputs(chunk.row), now, self.credibility_params)
+                                 if entry.key in factors else (1.0, {}))
+            results.append(ScoredChunk(
+                chunk_id=chunk.chunk_id, kb=kb.name, text=chunk.text, title=chunk.title,
+                metadata=chunk.metadata, entities=chunk.entities, score=entry.score, fused=entry.score,
+                ranks=entry.ranks, scores=entry.scores, credibility=multiplier, credibility_factors=parts))
+        return results
+
+    def _arms(self, kb: KnowledgeBase, request: SearchRequest, vector: np.ndarray | None, trace: Trace,
+              now: dt.date, acl_groups: Sequence[str] | None, apply_credibility: bool,
+              idf: dict[str, float] | None) -> tuple[list[RankedList[int]], dict[int, float]]:
+        """One KB's ranked arms for the request (credibility-weighed) and the multiplier per row."""
         assert kb.columns is not None and kb.store is not None  # self.kb() opened it or raised
         candidates = request.candidates or max(kb.settings.candidates, request.top_k)
         visible = kb.columns.acl_mask(acl_groups)
@@ -172,29 +233,13 @@ class Retriever:
         arms: list[RankedList[int]] = []
         weights = dict(kb.settings.fusion.weights, **(request.weights or {}))
         if request.search in ("keyword", "hybrid"):
-            arms.append(self._keyword(kb, request, candidates, allowed, visible, hidden, weights, trace))
+            arms.append(self._keyword(kb, request, candidates, allowed, visible, hidden, weights, trace, idf))
         if request.search in ("vector", "hybrid") and vector is not None:
             arms.append(self._vector(kb, request, vector, candidates, allowed, visible, hidden, weights, trace))
         factors: dict[int, float] = {}
         if apply_credibility:
             arms, factors = self._weigh_by_credibility(arms, kb, now, request, trace)
-        with trace.operation("fuse.arms", task=request.id, kb=kb.name, method=kb.settings.fusion.method,
-                             weights={a.name.split(":")[-1]: a.weight for a in arms}) as op:
-            fused = Fuser(kb.settings.fusion.method, kb.settings.fusion.k).fuse(arms)
-            op.input_count = sum(len(a.items) for a in arms)
-            op.output_count = len(fused)
-        top = fused[:request.top_k]
-        chunks = {c.row: c for c in kb.store.get_rows([int(e.key) for e in top])}
-        results = []
-        for entry in top:
-            chunk = chunks[int(entry.key)]
-            multiplier, parts = (credibility(kb.columns.credibility_inputs(chunk.row), now, self.credibility_params)
-                                 if chunk.row in factors else (1.0, {}))
-            results.append(ScoredChunk(
-                chunk_id=chunk.chunk_id, kb=kb.name, text=chunk.text, title=chunk.title,
-                metadata=chunk.metadata, entities=chunk.entities, score=entry.score, fused=entry.score,
-                ranks=entry.ranks, scores=entry.scores, credibility=multiplier, credibility_factors=parts))
-        return results
+        return arms, factors
 
     def _weigh_by_credibility(self, arms: list[RankedList[int]], kb: KnowledgeBase, now: dt.date,
                               request: SearchRequest, trace: Trace) -> tuple[list[RankedList[int]], dict[int, float]]:
@@ -240,11 +285,11 @@ class Retriever:
         op.output_count = len(rows)
         op.kept = [kb.chunk_ids[int(r)] for r in rows]
 
-    def _keyword(self, kb, request, candidates, allowed, visible, hidden, weights, trace) -> RankedList[int]:
+    def _keyword(self, kb, request, candidates, allowed, visible, hidden, weights, trace, idf=None) -> RankedList[int]:
         tokens = tokenize(request.query)
         with trace.operation("retrieve.keyword", task=request.id, kb=kb.name, tokens=tokens, k=candidates,
-                             filters=request.filters.to_dict()) as op:
-            scored = kb.bm25.score_query(tokens)
+                             filters=request.filters.to_dict(), shared_idf=idf is not None) as op:
+            scored = kb.bm25.score_query(tokens, idf)
             rows, values = kb.bm25.select(scored, candidates, allowed)
             if not request.filters.empty:
                 unfiltered, _ = kb.bm25.select(scored, candidates, visible)

@@ -37,6 +37,7 @@ PERCEPTION = "perception"
 DEFAULT_FOR_EACH_LABELS = tuple(label for label in ENTITY_LABELS if label in SUBJECT_LABELS)
 RESERVED_RULE_NAMES = ("fallback",)
 
+ACROSS_KBS = ("relevance", "per_kb")
 _TOP_KEYS = ("defaults", "limits", "fusion", "credibility", "retry", "rules")
 _RULE_KEYS = ("name", "enabled", "why", "when", "unless", "emit")
 _EMIT_KEYS = ("kb", "search", "weight", "priority", "top_k", "query", "filters", "for_each", "cap",
@@ -68,10 +69,16 @@ class PlanLimits:
 
 @dataclass(frozen=True)
 class TaskFusion:
-    """Cross-task fusion: method (a key of retrieval.fusion.METHODS) and the RRF constant k."""
+    """Cross-task fusion: method (a key of retrieval.fusion.METHODS) and the RRF constant k.
+
+    `across_kbs`: "relevance" (one task emitted for several KBs searches them as one corpus, so
+    they share its top_k by relevance) or "per_kb" (each KB's search is its own task: every KB
+    gets its best chunks into the evidence however weak they are).
+    """
 
     method: str = "rrf"
     k: float = 60.0
+    across_kbs: str = "relevance"
 
 
 @dataclass(frozen=True)
@@ -182,10 +189,12 @@ def _limits(where: Where, data: Any) -> PlanLimits:
 
 def _fusion(where: Where, data: Any) -> TaskFusion:
     """The `fusion` section: a known method and a positive k."""
-    data = schema.mapping(where, data, ("method", "k"))
+    data = schema.mapping(where, data, ("method", "k", "across_kbs"))
     method = schema.choice(where.at("method"), data.get("method", "rrf"), tuple(METHODS), "fusion method")
     k = schema.number(where.at("k"), data.get("k", 60), minimum=0, exclusive_minimum=True)
-    return TaskFusion(method, k)
+    across = schema.choice(where.at("across_kbs"), data.get("across_kbs", "relevance"), ACROSS_KBS,
+                           "way of sharing a task's results between knowledge bases")
+    return TaskFusion(method, k, across)
 
 
 def _credibility(where: Where, data: Any) -> CredibilityParams:

@@ -83,6 +83,7 @@ class Router:
         drafts = [self._cap_top_k(d) for d in drafts]
         tasks = self._rank(_dedupe(drafts, notes), notes)
         return Plan(tasks=tasks, fusion_method=cfg.fusion.method, fusion_k=cfg.fusion.k,
+                    across_kbs=cfg.fusion.across_kbs,
                     max_evidence=cfg.limits.max_evidence, context_budget_words=cfg.limits.context_budget_words,
                     config_version=cfg.version, notes=notes, excluded_chunks=sorted(applied.excluded_chunks),
                     dropped_claims=applied.dropped_claims)
