@@ -9,14 +9,14 @@ the first rule that matches wins, in this order:
 | relation    | action compare                                                             |
 | procedure   | action how_to, or "how do/can/to/should", "steps", "procedure", 如何/怎么/步骤/流程 |
 | list        | action list                                                                |
-| duration    | "how long", "for how many days/years", 多久/多长时间                         |
+| duration    | "how long", "for how many days/years", "what is the ... period/timeout/retention", 多久/多长时间 |
 | amount      | "how much", "what does it cost", "what is the price/fee/...", 多少钱/金额是多少 |
 | number      | "how many", "what percentage/rate/number", quantitative constraint, 多少/几  |
 | date        | "when", "what year/date/day", "since when", 何时/什么时候/哪一年/哪天/日期       |
 | actor       | "who", "whom", "which company/team/person/...", 谁/哪家/哪个部门/由谁          |
 | place       | "where", "which country/city", 哪里/在哪                                    |
 | yes_no      | a question opening with is/are/was/does/can/has/should/will..., 是否/吗     |
-| definition  | action explain with "what is/are", "define", "meaning of", 什么是/是什么      |
+| definition  | "what is/are X" (not "the default/current/maximum X": a value), "define", "meaning of", 什么是/是什么 |
 | fact        | anything else (a lookup whose shape is open)                               |
 """
 
@@ -28,7 +28,9 @@ _EN = re.IGNORECASE
 _PROCEDURE_EN = re.compile(r"\bhow\s+(?:do|does|did|can|could|should|would|to|must)\b|"
                            r"\b(?:steps?|procedure|process|instructions?|workflow)\b", _EN)
 _DURATION_EN = re.compile(r"\bhow\s+long\b|\bfor\s+how\s+many\s+(?:days|weeks|months|years|hours)\b|"
-                          r"\b(?:what|which)\s+(?:duration|period|length\s+of\s+time)\b", _EN)
+                          r"\b(?:what|which)\s+(?:duration|period|length\s+of\s+time)\b|"
+                          r"\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:[\w'-]+\s+){0,3}"
+                          r"(?:duration|period|timeout|interval|lifetime|retention|term|notice)s?\s*\??\s*$", _EN)
 _AMOUNT_EN = re.compile(r"\bhow\s+much\b|\bwhat\s+(?:does|did|do|will)\b.{0,40}\bcost\b|"
                         r"\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:[\w']+\s+){0,3}"
                         r"(?:price|fee|cost|salary|budget|reimbursement|allowance|stipend)s?\b", _EN)
@@ -45,7 +47,10 @@ _PLACE_EN = re.compile(r"^\s*where\b|\bwhere\s+(?:is|was|are|were|did|does|do|wi
                        r"\b(?:which|what)\s+(?:country|city|state|place|location|venue|region)\b|\blocation\b", _EN)
 _YES_NO_EN = re.compile(r"^\s*(?:is|are|was|were|does|do|did|can|could|has|have|had|should|will|would|must|may)\b",
                         _EN)
-_DEFINITION_EN = re.compile(r"^\s*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?[\w\-\"]+(?:\s+[\w\-\"]+){0,2}\s*\??\s*$|"
+# "What is the default port?" asks for a setting's value, not for what a port is.
+_DEFINITION_EN = re.compile(r"^\s*what\s+(?:is|are)\s+(?!(?:(?:an?|the)\s+)?(?:default|current|usual|maximum|"
+                            r"minimum|recommended|standard)\b)(?:an?\s+|the\s+)?[\w\-\"]+(?:\s+[\w\-\"]+){0,2}"
+                            r"\s*\??\s*$|"
                             r"\bdefine\b|"
                             r"\b(?:meaning|definition)\s+of\b|\bwhat\s+does\s+.{1,40}\bmean\b", _EN)
 

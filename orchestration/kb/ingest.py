@@ -83,6 +83,7 @@ class IngestReport:
     build_dir: Path | None = None
     seconds: float = 0.0
     field_counts: dict[str, int] = field(default_factory=dict)
+    dated_documents: int = 0  # documents carrying any date (published_at, updated_at, effective_date)
     warnings: list[Notice] = field(default_factory=list)
     notes: list[Notice] = field(default_factory=list)
 
@@ -160,6 +161,7 @@ def _read_metadata_report(documents: list[Document], report: IngestReport) -> No
     """Fill the report's field counts, warnings and notes from the documents read."""
     report.field_counts = {name: sum(1 for doc in documents if doc.metadata.get(name) not in (None, "", []))
                            for name in COUNTED_FIELDS}
+    report.dated_documents = sum(1 for doc in documents if any(doc.metadata.get(f) for f in DOCUMENT_DATE_FIELDS))
     undated = _undated_warning(report.kb, documents)
     if undated is not None:
         report.warnings.append(undated)
@@ -359,6 +361,8 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
             "embedder": {"name": embedder.name, "key": embedder.key, "dim": embedder.dim,
                          "chosen_by": report.embedder_reason},
             "counts": {"documents": len(documents), "chunks": len(chunks), "skipped": len(report.skipped)},
+            "fields": dict(report.field_counts),   # documents carrying each field with a meaning (`kb list`)
+            "dated_documents": report.dated_documents,
             "settings": {"chunk_words": settings.chunk_words, "overlap_words": settings.overlap_words,
                          "dense_kind": "hnsw" if len(chunks) >= settings.dense.hnsw_threshold else "flat"},
             "source_checksum": checksum,

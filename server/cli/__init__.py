@@ -1,4 +1,4 @@
-"""The `sightline` command line: ingest, perceive, ask, keys, serve, eval, bench.
+"""The `sightline` command line: ingest, kb, perceive, ask, keys, serve, eval, bench.
 
 One module per subcommand; this one builds the parser and runs the chosen command. Every
 subcommand validates its arguments and reports a SightlineError as one line on stderr with
@@ -18,6 +18,7 @@ from core.errors import SightlineError
 from .ask import cmd_ask, cmd_perceive
 from .evaluate import cmd_bench, cmd_eval
 from .ingest import cmd_ingest
+from .kb import cmd_kb
 from .keys import cmd_keys
 from .options import acl_groups, iso_date, positive_int
 from .serve import cmd_serve
@@ -29,12 +30,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     ingest = sub.add_parser("ingest", help="build or update a knowledge base")
     ingest.add_argument("paths", nargs="*", help="JSONL files or folders of Markdown / text files")
-    ingest.add_argument("--kb", help="knowledge base name (configured ones keep their settings)")
+    ingest.add_argument("--kb", help="knowledge base name: configured ones keep their settings; a new one is "
+                                     "added to knowledge_bases.yaml with its defaults once it is built")
     ingest.add_argument("--rebuild", action="store_true", help="rebuild even if unchanged; re-embed everything")
     ingest.add_argument("--demo", action="store_true", help="build every knowledge base in knowledge_bases.yaml")
     ingest.add_argument("--json", action="store_true", help="print the report as JSON")
     ingest.add_argument("--quiet", action="store_true", help="no progress bars")
     ingest.set_defaults(func=cmd_ingest)
+
+    kb = sub.add_parser("kb", help="list the knowledge bases and what their builds hold")
+    kb_sub = kb.add_subparsers(dest="kb_command", required=True)
+    kb_list = kb_sub.add_parser("list", help="documents, chunks, build time, embedder, dated share, fields found")
+    kb_list.add_argument("--json", action="store_true")
+    kb.set_defaults(func=cmd_kb)
 
     perceive = sub.add_parser("perceive", help="show what Perception extracts from a query")
     perceive.add_argument("query")

@@ -129,6 +129,7 @@ def _ask_here(args: argparse.Namespace, body: dict[str, Any]) -> dict[str, Any]:
     request.acl_groups = None if args.all_groups else args.groups
     request.caller = {"name": "operator", "kind": "operator",
                       "groups": ["*"] if args.all_groups else list(args.groups)}
-    loop = build_loop(use_ner=not args.no_ner)
+    # with --kb, only those KBs are opened: the others need not be built
+    loop = build_loop(use_ner=not args.no_ner, knowledge_bases=tuple(dict.fromkeys(args.kb)) if args.kb else None)
     loop.warm_up(eager=False)
     return loop.run(request)

@@ -1,9 +1,10 @@
-"""`sightline ingest`: build or update knowledge bases."""
+"""`sightline ingest`: build or update knowledge bases; a new name is added to knowledge_bases.yaml."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from core.errors import SightlineError
@@ -11,13 +12,14 @@ from core.names import check_name
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
     from orchestration.kb.config import KBSettings, load_kb_config
     from orchestration.kb.ingest import ingest
+    from orchestration.kb.register import NewEntry, plan_new_entry
+    from orchestration.paths import config_dir
     from orchestration.retrieval.embedder import get_embedder
 
     config = load_kb_config()
+    new_entry: NewEntry | None = None
     embedder = get_embedder(config.embedder, config.embedder_threads)
     if args.demo:
         if args.paths or args.kb:
@@ -32,16 +34,25 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             raise SightlineError("give at least one PATH (a JSONL file or a folder of Markdown/text files)",
                                  field="paths")
         check_name(args.kb, "knowledge base name", field="kb")
+        given = [Path(p) for p in args.paths]
+        missing = [str(p) for p in given if not p.exists()]
+        if missing:
+            raise SightlineError(f"no such file or folder: {', '.join(missing)}", field="paths")
         settings = config.knowledge_bases.get(args.kb)
         if settings is None:
-            defaults = next(iter(config.knowledge_bases.values()))
-            settings = replace(defaults, name=args.kb, description="", paths=())
-        jobs = [(settings, [Path(p) for p in args.paths])]
+            new_entry = plan_new_entry(config.source or config_dir() / "knowledge_bases.yaml", args.kb, given,
+                                       command=f"sightline ingest {' '.join(args.paths)} --kb {args.kb}")
+            settings = new_entry.settings
+        jobs = [(settings, given)]
     reports = []
     for settings, job_paths in jobs:
         report = ingest(settings, config.kb_dir(settings.name), embedder, paths=job_paths,
                         rebuild=args.rebuild, progress=not args.quiet and not args.json)
         reports.append(report)
+        if new_entry is not None:
+            new_entry.write()
+            print(f"added knowledge base '{settings.name}' to {new_entry.config_path} (this file's defaults, "
+                  f"written out there); ask it with `sightline ask --kb {settings.name} \"...\"`", file=sys.stderr)
         if not args.json:
             print(report.summary())
     if args.json:

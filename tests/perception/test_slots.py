@@ -25,6 +25,11 @@ from perception.slots import asked_slot
     ("Where is the Super Bowl 2021 played?", "lookup", "place"),
     ("Was PEP 3103 accepted?", "lookup", "yes_no"),
     ("What is a decorator?", "lookup", "definition"),
+    # a setting's value, not what the thing is: "the default retention period is 15 days" answers it
+    ("What is the default retention period?", "lookup", "duration"),
+    ("What is the session timeout?", "lookup", "duration"),
+    ("What is the default port?", "lookup", "fact"),
+    ("What is the current version?", "lookup", "fact"),
     ("What is the A320neo fuel burn per hour?", "lookup", "fact"),  # a long 'what is': not a definition
     ("What triggers E4027?", "explain", "fact"),
     ("项目验收时发现发票金额和合同不一致，应该由谁处理？", "lookup", "actor"),  # 金额 is context, 谁 asks

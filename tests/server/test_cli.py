@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +27,9 @@ def test_ingest_reports_skipped_inputs_with_file_line_and_reason(tmp_path):
                                      '{"id": "b", "text": "x", "metadata": {"published_at": "someday"}}\n',
                                      encoding="utf-8")
     (src / "latin.txt").write_bytes("Titre\nR\xe9sum\xe9".encode("latin-1"))
-    result = _run("ingest", str(src), "--kb", "scratch", "--quiet", env={"SIGHTLINE_DATA_DIR": str(tmp_path / "var")})
+    shutil.copytree(REPO / "config", tmp_path / "config")  # a new KB name is added to knowledge_bases.yaml
+    result = _run("ingest", str(src), "--kb", "scratch", "--quiet",
+                  env={"SIGHTLINE_DATA_DIR": str(tmp_path / "var"), "SIGHTLINE_CONFIG_DIR": str(tmp_path / "config")})
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "3 documents, 3 chunks written" in out  # an unreadable date costs the field, not the document

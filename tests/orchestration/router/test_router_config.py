@@ -160,9 +160,10 @@ def test_shipped_configs_load_with_their_credibility_section():
     assert (credibility.half_life_days, credibility.recency_floor, credibility.status) == (3650, 0.8, {})
 
 
-def test_default_config_refuses_unknown_kbs():
-    with pytest.raises(ConfigError, match=r"config/router.yaml: rule '.*': unknown kb '(reports|policies|manuals)'"):
-        load_router_config(REPO_ROOT / "config" / "router.yaml", known_kbs=["news"])
+def test_a_config_naming_an_unserved_kb_is_refused_with_the_served_ones():
+    with pytest.raises(ConfigError,
+                       match=r"config/router.multihop.yaml: rule '.*': unknown kb 'multihop'; known: news"):
+        load_router_config(REPO_ROOT / "config" / "router.multihop.yaml", known_kbs=["news"])
 
 
 def test_a_retry_action_validation_never_suggests_for_that_kind_is_refused():

@@ -5,6 +5,13 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+import yaml
+
+from core.errors import ConfigError
+from orchestration.paths import REPO_ROOT
+from orchestration.router import Router, load_router_config, parse_router_config
+
+from .conftest import DEMO_KBS
 
 Q2 = (dt.date(2025, 4, 1), dt.date(2025, 6, 30))
 
@@ -27,14 +34,36 @@ def test_comparison_gets_per_entity_tasks_in_the_2023_window(demo_router, percei
     assert all("superseded" in t.filters.exclude_status for t in plan.tasks)
 
 
-def test_closed_q2_test_reports_route_to_reports_with_filters(demo_router, perceive):
+def test_closed_q2_test_reports_are_searched_by_type_in_every_kb(demo_router, perceive):
     plan = demo_router.run(perceive("查询 2025 年第二季度状态为已关闭的测试报告"))
-    t1 = plan.tasks[0]
-    assert (t1.id, t1.kb, t1.rule) == ("t1", "reports", "reports-by-doc-type")
-    assert (t1.filters.status, t1.filters.doc_type) == (("closed",), ("test_report",))
-    assert (t1.filters.time_start, t1.filters.time_end) == Q2
+    typed = by_rule(plan, "by-doc-type")
+    assert [t.id for t in typed] == ["t1", "t2", "t3"] and {t.kb for t in typed} == set(DEMO_KBS)
+    assert all((t.filters.status, t.filters.doc_type) == (("closed",), ("test_report",)) for t in typed)
+    assert all((t.filters.time_start, t.filters.time_end) == Q2 for t in typed)
     assert by_rule(plan, "broad")  # a lower-weight broad search still runs
-    assert max(t.weight for t in by_rule(plan, "broad")) < t1.weight
+    assert max(t.weight for t in by_rule(plan, "broad")) < typed[0].weight
+
+
+def test_the_shipped_router_names_no_knowledge_base(perceive):
+    """Any set of KBs serves: the router loads for a KB it has never heard of and plans for it."""
+    router = Router(load_router_config(REPO_ROOT / "config" / "router.yaml", known_kbs=("mine",)))
+    for query in ("Compare A320 vs B737 fuel burn in 2023", "Show open orders from the last week",
+                  "What triggers error code E4027?", "2025 年第二季度缺陷关闭率是多少？"):
+        plan = router.run(perceive(query))
+        assert plan.tasks and {t.kb for t in plan.tasks} == {"mine"}
+
+
+def test_the_named_kb_examples_are_valid_rules_for_the_demo(perceive):
+    """config/router.examples.yaml pasted in place of by-doc-type: test reports go to `reports` alone."""
+    shipped = yaml.safe_load((REPO_ROOT / "config" / "router.yaml").read_text(encoding="utf-8"))
+    examples = yaml.safe_load((REPO_ROOT / "config" / "router.examples.yaml").read_text(encoding="utf-8"))
+    shipped["rules"] = examples["rules"] + [r for r in shipped["rules"] if r["name"] != "by-doc-type"]
+    router = Router(parse_router_config(shipped, "router.yaml + examples", DEMO_KBS))
+    plan = router.run(perceive("查询 2025 年第二季度状态为已关闭的测试报告"))
+    assert (plan.tasks[0].kb, plan.tasks[0].rule) == ("reports", "reports-by-doc-type")
+    assert [t.kb for t in by_rule(plan, "reports-by-doc-type")] == ["reports"]
+    with pytest.raises(ConfigError, match="unknown kb 'reports'"):
+        parse_router_config(shipped, "router.yaml + examples", ("mine",))
 
 
 @pytest.mark.parametrize("query", ["Who handles an invoice that does not match the contract?",
@@ -47,7 +76,7 @@ def test_invoice_mismatch_searches_policies_without_drafts(demo_router, perceive
 
 def test_asking_for_a_status_lifts_its_exclusion(demo_router, perceive):
     plan = demo_router.run(perceive("Show me the superseded A320neo manual"))
-    assert plan.tasks[0].kb == "manuals" and plan.tasks[0].filters.status == ("superseded",)
+    assert plan.tasks[0].filters.status == ("superseded",) and plan.tasks[0].filters.doc_type == ("manual",)
     assert all("superseded" not in t.filters.exclude_status for t in plan.tasks)
     assert all("draft" in t.filters.exclude_status for t in plan.tasks)
 
@@ -60,7 +89,7 @@ def test_fault_codes_get_a_keyword_task(demo_router, perceive):
 
 def test_open_orders_last_week(demo_router, perceive):
     t1 = demo_router.run(perceive("Show open orders from the last week")).tasks[0]
-    assert (t1.kb, t1.filters.status, t1.filters.doc_type) == ("reports", ("open",), ("order",))
+    assert (t1.rule, t1.filters.status, t1.filters.doc_type) == ("by-doc-type", ("open",), ("order",))
     assert (t1.filters.time_start, t1.filters.time_end) == (dt.date(2025, 7, 3), dt.date(2025, 7, 10))
 
 
