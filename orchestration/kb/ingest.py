@@ -241,6 +241,8 @@ def _chunk_documents(documents: list[Document], settings: KBSettings, progress: 
             metadata = dict(doc.metadata, title=doc.title)
             if piece.section:
                 metadata.setdefault("section", piece.section)
+            if piece.has_code:
+                metadata["has_code"] = True  # the chunk holds a fenced code block (quoted only for config questions)
             indexed = f"{doc.title}\n{piece.text}" if doc.title else piece.text
             entities = [e.to_dict() for e in extract_entities(indexed)]
             chunks.append(StoredChunk(
