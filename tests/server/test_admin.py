@@ -68,7 +68,7 @@ def test_put_refuses_invalid_config_without_writing(make_app):
     client = make_app(token=TOKEN).test_client()
     original = make_app.router.read_text(encoding="utf-8")
     cases = [("rules: [", "not valid YAML"),
-             (original.replace("kb: reports\n", "kb: regs\n", 1), "regs"),
+             (original.replace('kb: "*"\n', "kb: regs\n", 1), "regs"),
              ("limits: {max_tasks: -1}\nrules: []\n", "max_tasks")]
     for text, words in cases:
         response = client.put("/admin/router", data=text, headers={**AUTH, "Content-Type": "application/yaml"})
