@@ -90,6 +90,13 @@ def initialise(kb_chunks: dict[str, int | None], version: str, kbs: Iterable[str
     set_router_version(None, version)
 
 
+def add_knowledge_base(name: str, chunks: int | None) -> None:
+    """A KB served from now on (added while running): its chunk gauge and retrieval label sets."""
+    for search in ARM_TYPES:
+        RETRIEVAL_SECONDS.labels(search, name)
+    KB_CHUNKS.labels(name).set(chunks or 0)
+
+
 def set_router_version(before: str | None, after: str) -> None:
     """The active-version gauge: the new version 1, the one it replaces 0."""
     if before and before != after:

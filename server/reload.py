@@ -29,8 +29,8 @@ from typing import Any
 
 from core.errors import ConfigError
 from core.files import write_atomically
-from core.yamlconfig import config_version
-from orchestration.router.config import RouterConfig, load_router_config
+from core.yamlconfig import config_version, parse_yaml
+from orchestration.router.config import RouterConfig, load_router_config, parse_router_config
 
 from . import metrics
 
@@ -206,6 +206,18 @@ class RouterWatcher:
                              "version_after": before, "cause": cause, "reason": reason, "file": str(self.path)})
         self._refused_hash = digest
         return ReloadResult("error", before, before, error=reason, cause=cause)
+
+    def add_knowledge_bases(self, names: list[str]) -> None:
+        """Know these KBs from now on: the config in force is re-validated with them and swapped
+        in (same text, same version), so `kb: "*"` rules search them (called under the loop lock)."""
+        known = self.known_kbs + [n for n in names if n not in self.known_kbs]
+        if known == self.known_kbs:
+            return
+        config = parse_router_config(parse_yaml(self.current.text.encode("utf-8"), str(self.path)),
+                                     str(self.path), known, version=self.current.version, text=self.current.text)
+        self.known_kbs = known
+        self.apply(config)
+        self.current = config
 
     # --- background thread -------------------------------------------------------------
 

@@ -21,12 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError, NotReady, SightlineError
+from orchestration.paths import config_dir
 from orchestration.router.config import RouterConfig
 
 from . import metrics
 from .builds import BuildWatcher
 from .callers import Caller, CallerResolver
 from .keys import KeyStore, keys_path
+from .new_kbs import NewKBWatcher
 from .reload import RouterWatcher
 from .settings import ServiceSettings
 
@@ -63,6 +65,7 @@ class Service:
         self.lock = threading.RLock()
         self.loop = loop
         self.watcher: RouterWatcher | None = None
+        self.new_kbs: NewKBWatcher | None = None  # KBs added to knowledge_bases.yaml while serving
         self.error: SightlineError | None = None
         self.loaded_at: str | None = None
         self._last_attempt = 0.0
@@ -136,6 +139,21 @@ class Service:
             self.watcher.publish(config.text)
         self.builds = BuildWatcher(loop.retriever, self.lock, self._refresh_sources,
                                    self.settings.router_reload_seconds)
+        # a service started for named KBs only serves those; otherwise KBs added to the file join
+        self.new_kbs = None if self.settings.knowledge_bases else NewKBWatcher(
+            loop.kb_config.source or config_dir() / "knowledge_bases.yaml", loop, self.lock,
+            self.watcher.add_knowledge_bases, self._added_kbs, self.settings.router_reload_seconds)
+
+    def _added_kbs(self, names: list[str]) -> None:
+        """After KBs were added while serving: Perception's sources, the chunk gauges."""
+        self._refresh_sources()
+        for name in names:
+            metrics.add_knowledge_base(name, self.loop.retriever.knowledge_bases[name].describe().get("chunks"))
+
+    def _checks(self) -> list:
+        """The watchers' checks, in order: router config, new builds, new KBs."""
+        assert self.watcher is not None and self.builds is not None  # _attach sets them
+        return [self.watcher.check, self.builds.check] + ([self.new_kbs.check] if self.new_kbs else [])
 
     def _refresh_sources(self) -> None:
         """After a build switch: Perception recognises the sources the new builds' public documents name."""
@@ -156,6 +174,8 @@ class Service:
             try:
                 self.watcher.adopt_snapshot()
                 self.builds.check()
+                if self.new_kbs is not None:
+                    self.new_kbs.check()
             except Exception:  # noqa: BLE001 - the master must keep forking whatever happens here
                 log.exception("master could not adopt the router snapshot or a new build")
 
@@ -170,7 +190,7 @@ class Service:
         kbs = self.loop.retriever.knowledge_bases
         metrics.initialise({name: kb.describe().get("chunks") for name, kb in kbs.items()},
                            self.watcher.current.version, kbs)
-        for check in (self.watcher.check, self.builds.check):  # a late fork must not serve stale state
+        for check in self._checks():  # a late fork must not serve stale state
             try:
                 check()
             except Exception:  # noqa: BLE001 - a worker must boot whatever a check raises
@@ -190,6 +210,8 @@ class Service:
         assert self.watcher is not None  # _attach sets it with the loop
         self.watcher.maybe_check()
         self.builds.maybe_check()
+        if self.new_kbs is not None:
+            self.new_kbs.maybe_check()
         return self.loop
 
     def _start_watch_thread(self) -> None:
@@ -201,8 +223,7 @@ class Service:
         def watch() -> None:
             while True:
                 time.sleep(interval)
-                assert self.watcher is not None  # _attach set it before this thread started
-                for check in (self.watcher.check, self.builds.check):
+                for check in self._checks():
                     try:
                         check()
                     except Exception:  # noqa: BLE001 - the watcher must outlive any one bad check

@@ -169,3 +169,35 @@ def test_a_build_damaged_before_start_is_refused_saying_why_and_a_rebuild_brings
         assert live.request("GET", "/readyz")[0] == 200
     finally:
         live.stop()
+
+
+def test_a_kb_ingested_under_a_new_name_is_served_without_a_restart(served, tmp_path):
+    """`sightline ingest PATH --kb NEW` next to a running service: every worker serves NEW within seconds."""
+    import subprocess
+    import sys
+
+    from orchestration.paths import REPO_ROOT
+
+    live, kbs = served
+    docs = tmp_path / "collector"
+    docs.mkdir()
+    (docs / "storage.md").write_text("---\ntitle: Storage\n---\nThe default retention period of the collector "
+                                     "is 15 days. Older blocks are compacted and deleted.\n", encoding="utf-8")
+    env = dict(os.environ, SIGHTLINE_CONFIG_DIR=str(live.config_dir), SIGHTLINE_DATA_DIR=str(kbs.data_dir),
+               PYTHONPATH=str(REPO_ROOT))
+    result = subprocess.run([sys.executable, "-m", "server.cli", "ingest", str(docs), "--kb", "collector", "--quiet"],
+                            cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    question = {"query": "What is the default retention period of the collector?", "kb": ["collector"],
+                "trace": "none", "max_retries": 0}
+
+    def answered_by_every_worker():
+        replies = [live.request("POST", "/rag", question) for _ in range(4)]
+        return all(status == 200 and body["status"] == "answered" for status, _h, body in replies) and replies[0][2]
+
+    body = _wait(answered_by_every_worker, 60, "both workers to serve the new KB")
+    assert "15 days" in body["answer"] and {c["kb"] for c in body["citations"]} == {"collector"}
+    status, _h, listing = live.request("GET", "/kb")
+    assert status == 200 and "collector" in {kb["name"] for kb in listing["knowledge_bases"]}
+    status, _h, everywhere = live.request("POST", "/rag", {k: v for k, v in question.items() if k != "kb"})
+    assert status == 200 and "collector" in {c["kb"] for c in everywhere["citations"]}, "no kb: every served KB"
