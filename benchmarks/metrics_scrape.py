@@ -28,8 +28,8 @@ def _record_like_a_worker() -> None:
     kbs = ("manuals", "policies", "reports")
     metrics.initialise(dict.fromkeys(kbs, 100), "v1", kbs)
     for i in range(20):
-        metrics.REQUESTS.labels("answered").inc()
-        metrics.REQUEST_SECONDS.observe(0.05 + i / 1000)
+        metrics.REQUESTS.labels("answered", "rag").inc()
+        metrics.REQUEST_SECONDS.labels("rag").observe(0.05 + i / 1000)
         for stage in metrics.STAGES:
             metrics.STAGE_SECONDS.labels(stage).observe(0.004)
         for kb in kbs:

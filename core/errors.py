@@ -102,6 +102,13 @@ class UnsupportedMediaType(RequestError):
     http_status = 415
 
 
+class UnknownModel(RequestError):
+    """An OpenAI-compatible request names a model (answer profile, server/profiles.py) that does not exist."""
+
+    code = "model_not_found"
+    http_status = 404
+
+
 # --- who is asking ---------------------------------------------------------------------
 
 class Unauthenticated(SightlineError):

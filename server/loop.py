@@ -25,6 +25,7 @@ from orchestration.router.planner import Router
 from orchestration.trace import Operation, Trace
 from orchestration.types import Answer, Plan
 from perception import PerceptionAgent
+from perception.followup import resolve as resolve_followup
 from validation.agent import ValidationAgent
 from validation.types import Adjustment, Verdict
 
@@ -41,6 +42,10 @@ class AskRequest:
     `acl_groups` are the caller's groups: the default, no groups, sees public documents
     only; None (no ACL filter) must be asked for explicitly (an unrestricted caller).
     `caller` is how the response names who asked (server.callers.Caller.to_dict()).
+    `history` holds a conversation's earlier user turns, oldest first (the OpenAI-compatible
+    endpoint sends them): a follow-up query is read against them (perception/followup.py).
+    `profile` is the answer profile asked for (server/profiles.py); the loop does not read it
+    yet: every profile composes extractively until the LLM composer (issue 13 part 2) uses it.
     """
 
     query: str
@@ -53,6 +58,8 @@ class AskRequest:
     acl_groups: Sequence[str] | None = ()
     trace_id: str | None = None
     caller: dict[str, Any] | None = None
+    history: list[str] = field(default_factory=list)
+    profile: str = "sightline"
 
 
 @dataclass
@@ -184,9 +191,13 @@ class AnswerLoop:
         trace = Trace(request.trace_id)
         router, retries_allowed = self.router, self._max_retries(request)
         with trace.stage("perceive"), trace.operation("perceive", query=request.query, now=now.isoformat()) as op:
-            perception = self.perception.run(request.query, now)
+            perception, followup = resolve_followup(self.perception, request.query, request.history, now)
             op.output_count = len(perception.entities)
             op.reason = f"action={perception.action}, language={perception.language}"
+        if followup is not None:
+            trace.add(Operation(op="perceive.followup", params=followup.to_dict(), stage="perceive",
+                                input_count=len(request.history), output_count=len(perception.entities),
+                                kept=[f"turn {followup.from_turn}"], reason=followup.reason))
         attempts: list[Attempt] = []
         adjustments: list[Adjustment] = []
         overrides = {key: value for key, value in (("filters", request.filters), ("top_k", request.top_k))

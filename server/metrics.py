@@ -38,6 +38,7 @@ from .metrics_archive import archive_dead_worker, scrape_lock
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 REQUEST_STATUSES = ("answered", "partial", "insufficient", "rejected", "error")
+ENDPOINTS = ("rag", "chat")  # POST /rag, POST /v1/chat/completions
 RELOAD_RESULTS = ("ok", "unchanged", "error")
 
 # seconds; dense around 1-500 ms where stages and whole requests live
@@ -47,10 +48,11 @@ STAGE_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.035, 0.05, 0.075, 0.
                  2.5, 5.0)
 RETRIEVAL_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 
-REQUESTS = Counter("sightline_requests", "POST /rag requests by outcome: answered, partial, insufficient; "
-                   "rejected (4xx), error (5xx).", ["status"])
-REQUEST_SECONDS = Histogram("sightline_request_seconds", "Wall time of POST /rag, parse to response.",
-                            buckets=REQUEST_BUCKETS)
+REQUESTS = Counter("sightline_requests", "Question requests by outcome: answered, partial, insufficient; "
+                   "rejected (4xx), error (5xx); endpoint: rag (POST /rag) or chat (POST /v1/chat/completions).",
+                   ["status", "endpoint"])
+REQUEST_SECONDS = Histogram("sightline_request_seconds", "Wall time of a question request, parse to response, "
+                            "by endpoint (rag, chat).", ["endpoint"], buckets=REQUEST_BUCKETS)
 STAGE_SECONDS = Histogram("sightline_stage_seconds", "Time per stage of the answer loop, summed over attempts.",
                           ["stage"], buckets=STAGE_BUCKETS)
 RETRIEVAL_SECONDS = Histogram("sightline_retrieval_seconds", "Time of one retrieval arm on one knowledge base.",
@@ -72,8 +74,10 @@ KB_CHUNKS = Gauge("sightline_kb_chunks", "Chunks in each served knowledge base."
 
 def initialise(kb_chunks: dict[str, int | None], version: str, kbs: Iterable[str] = ()) -> None:
     """Per worker at start: zero every known label set (so rates exist before the first event)."""
-    for status in REQUEST_STATUSES:
-        REQUESTS.labels(status)
+    for endpoint in ENDPOINTS:
+        REQUEST_SECONDS.labels(endpoint)
+        for status in REQUEST_STATUSES:
+            REQUESTS.labels(status, endpoint)
     for result in RELOAD_RESULTS:
         ROUTER_RELOADS.labels(result)
     from .callers import AUTH_FAILURE_REASONS
@@ -113,19 +117,20 @@ def record_reload(result: str) -> None:
     ROUTER_RELOADS.labels(result).inc()
 
 
-def record_failure(status: str, seconds: float) -> None:
-    """A /rag request that ended in an error response (status: rejected or error)."""
-    REQUESTS.labels(status).inc()
-    REQUEST_SECONDS.observe(seconds)
+def record_failure(status: str, seconds: float, endpoint: str = "rag") -> None:
+    """A question request that ended in an error response (status: rejected or error; endpoint: ENDPOINTS)."""
+    REQUESTS.labels(status, endpoint).inc()
+    REQUEST_SECONDS.labels(endpoint).observe(seconds)
 
 
-def record_result(result: AnswerResult, seconds: float) -> None:
+def record_result(result: AnswerResult, seconds: float, endpoint: str = "rag") -> None:
     """Everything one answered request tells (see `record_answer`), read from the typed result."""
-    record_answer(result.status, result.timing, result.operations, [a.verdict for a in result.attempts], seconds)
+    record_answer(result.status, result.timing, result.operations, [a.verdict for a in result.attempts], seconds,
+                  endpoint)
 
 
 def record_answer(status: str, timing: dict[str, float], operations: Sequence[Operation],
-                  verdicts: Sequence[Verdict], seconds: float) -> None:
+                  verdicts: Sequence[Verdict], seconds: float, endpoint: str = "rag") -> None:
     """Outcome, stage times, retrieval arm times, validation issues and retries of one request.
 
     Args:
@@ -134,9 +139,10 @@ def record_answer(status: str, timing: dict[str, float], operations: Sequence[Op
         operations: the traced steps; `retrieve.keyword` / `retrieve.vector` give arm times per KB.
         verdicts: one per attempt, in order; each attempt but the last was retried for its issues.
         seconds: wall time of the whole request.
+        endpoint: which endpoint asked (ENDPOINTS): rag or chat.
     """
-    REQUESTS.labels(status).inc()
-    REQUEST_SECONDS.observe(seconds)
+    REQUESTS.labels(status, endpoint).inc()
+    REQUEST_SECONDS.labels(endpoint).observe(seconds)
     for stage in STAGES:
         STAGE_SECONDS.labels(stage).observe(timing.get(stage, 0.0) / 1000)
     for op in operations:

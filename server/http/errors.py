@@ -1,5 +1,11 @@
 """One place that turns every error into `{"error": {"code", "message", "field"?}}` and a status.
 
+Under /v1/ (the OpenAI-compatible API, chat.py) the same errors take OpenAI's shape,
+`{"error": {"message", "type", "param", "code"}}`: `param` is the field, `type` follows the status
+(OPENAI_TYPES), `code` is ours except where OpenAI's clients know another (OPENAI_CODES: a 401
+is `invalid_api_key`). Statuses are the same on every path: 400 bad request, 401 bad key, 404
+unknown model, 413 too large, 503 not ready.
+
 Sightline's errors carry their own status (core/errors.py); werkzeug's HTTP
 errors (unknown route, wrong method, body over the limit, undecodable body) get the same
 body shape; anything else is a 500 whose body names the request id and whose traceback goes
@@ -29,6 +35,11 @@ HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "n
               405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type",
               422: "unprocessable", 429: "too_many_requests", 500: "internal_error", 503: "unavailable"}
 
+
+# OpenAI's error `type` by status (their API uses invalid_request_error for every 4xx it documents)
+OPENAI_TYPES = {401: "invalid_request_error", 403: "permission_error", 429: "rate_limit_error"}
+OPENAI_CODES = {"unauthorized": "invalid_api_key"}
+OPENAI_PREFIX = "/v1/"
 
 ABSOLUTE_PATH = re.compile(r"(?<![\w.:/>-])/(?:[^\s'\"`,;:()\[\]]+/?)+")
 
@@ -82,9 +93,14 @@ def error_response(code: str, message: str, status: int, field: str | None = Non
     if status >= 500 and not is_admin_request():
         message = redact_text(message)
         field = redact_text(field) if field else field
-    body = {"code": code, "message": message}
-    if field is not None:
-        body["field"] = field
+    if request.path.startswith(OPENAI_PREFIX):
+        kind = OPENAI_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+        body: dict[str, Any] = {"message": message, "type": kind, "param": field,
+                                "code": OPENAI_CODES.get(code, code)}
+    else:
+        body = {"code": code, "message": message}
+        if field is not None:
+            body["field"] = field
     response = jsonify({"error": body})
     response.status_code = status
     for name, value in (headers or {}).items():

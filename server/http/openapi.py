@@ -13,6 +13,8 @@ from core.names import NAME_PATTERN, NAME_RULE
 
 from ..loop import STAGES, TRACE_LEVELS
 from ..metrics import REQUEST_STATUSES
+from ..profiles import PROFILES
+from .chat import ROLES, SIGHTLINE_OPTIONS
 from .schemas import FILTER_FIELDS, TEXT_CHARACTER, RequestLimits
 
 STR = {"type": "string"}
@@ -124,7 +126,8 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
                "build_id": {**NSTR, "description": "The build directory serving (changes when a rebuild is "
                             "picked up)."},
                "embedder": {"type": ["object", "null"]}, "dense_index": NSTR})
-    return {"RagRequest": rag_request, "RagResponse": rag_response, "Citation": citation, "Error": error,
+    chat = _chat_schemas(limits, rag_request, rag_response)
+    return {**chat, "RagRequest": rag_request, "RagResponse": rag_response, "Citation": citation, "Error": error,
             "KnowledgeBase": kb, "Caller": caller,
             "KnowledgeBases": _obj({"knowledge_bases": _arr(_ref("KnowledgeBase")), "config_version": STR,
                                     "caller": _ref("Caller")}),
@@ -135,6 +138,104 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
             "ReloadResult": _obj({"result": {"enum": ["ok", "unchanged", "error"]}, "version_before": STR,
                                   "version_after": STR, "cause": STR, "worker": INT, "error": STR},
                                  required=["result", "version_before", "version_after", "worker"])}
+
+
+def _chat_schemas(limits: RequestLimits, rag_request: dict, rag_response: dict) -> dict[str, Any]:
+    """The OpenAI-compatible request and response schemas (server/http/chat.py)."""
+    nnum = {"type": ["number", "null"]}
+    part = _obj({"type": {**STR, "description": "text parts are read; other kinds (image_url, ...) are ignored"},
+                 "text": STR}, required=["type"])
+    content = {"oneOf": [{**STR, "maxLength": limits.max_message_chars}, _arr(part), NULL],
+               "description": f"A string or a list of content parts, at most {limits.max_message_chars} characters "
+               f"of text; the last (user) message is the question: at most {limits.max_query_chars} characters, "
+               "not only whitespace."}
+    message = _obj({"role": {"enum": list(ROLES)}, "content": content}, required=["role"],
+                   description="system, developer, assistant and tool messages are accepted and not read; the "
+                   "earlier user messages resolve follow-up questions.")
+    options = _obj({k: v for k, v in rag_request["properties"].items() if k in SIGHTLINE_OPTIONS}, required=[],
+                   extra=False, description="Sightline's own options, as on POST /rag.")
+    options["type"] = ["object", "null"]
+    request = _obj({
+        "model": {"enum": list(PROFILES), "description": "An answer profile (GET /v1/models)."},
+        "messages": {**_arr(message), "minItems": 1, "maxItems": limits.max_messages,
+                     "description": "The conversation; the last message must be the user's question."},
+        "stream": {**BOOL, "description": "true: server-sent events in OpenAI's chunk format, then data: [DONE]."},
+        "stream_options": {"type": ["object", "null"], "properties": {"include_usage": BOOL}},
+        "temperature": {**nnum, "minimum": 0, "maximum": 2}, "top_p": {**nnum, "minimum": 0, "maximum": 1},
+        "presence_penalty": {**nnum, "minimum": -2, "maximum": 2},
+        "frequency_penalty": {**nnum, "minimum": -2, "maximum": 2},
+        "max_tokens": {**NINT, "minimum": 1}, "max_completion_tokens": {**NINT, "minimum": 1},
+        "n": {**NINT, "minimum": 1, "maximum": 1, "description": "One answer per request."},
+        "seed": NINT, "user": NSTR, "stop": {"oneOf": [STR, _arr(STR), NULL]},
+        "sightline": options,
+    }, required=["model", "messages"],
+        description="OpenAI's chat completion request. Sampling fields are checked and ignored (answers are composed "
+        "from evidence); fields not listed here are tolerated.")
+    extra = {**rag_response, "properties": {**rag_response["properties"], "profile": STR,
+                                                   "issues": _arr(OBJ), "followup": {"type": ["object", "null"]}}}
+    extra["required"] = list(extra["properties"])
+    extra["description"] = ("The structured result: the POST /rag response body, plus the profile, the validation "
+                            "issues and how the question was read as a follow-up (null when it was not).")
+    choice = _obj({"index": INT, "message": _obj({"role": {"enum": ["assistant"]}, "content": STR,
+                                                  "refusal": NULL}),
+                   "logprobs": NULL, "finish_reason": {"enum": ["stop"]}})
+    completion = _obj({"id": STR, "object": {"enum": ["chat.completion"]}, "created": INT, "model": STR,
+                       "system_fingerprint": {**STR, "description": "sightline-<router config version>"},
+                       "choices": {**_arr(choice), "minItems": 1, "maxItems": 1}, "sightline": _ref("SightlineResult")},
+                      description="`choices[0].message.content` is Markdown: the answer with [n] markers and a "
+                      "Sources list (title, source, date, age).")
+    model = _obj({"id": STR, "object": {"enum": ["model"]}, "created": INT, "owned_by": STR, "description": STR})
+    error = _obj({"error": _obj({"message": STR, "type": STR, "param": NSTR, "code": NSTR}, extra=False)},
+                 extra=False, description="OpenAI's error object.")
+    return {"ChatCompletionRequest": request, "ChatCompletion": completion, "SightlineResult": extra,
+            "Model": model, "ModelList": _obj({"object": {"enum": ["list"]}, "data": _arr(_ref("Model"))}),
+            "OpenAIError": error}
+
+
+def _openai_error(description: str) -> dict:
+    return {"description": description, "content": {"application/json": {"schema": _ref("OpenAIError")}}}
+
+
+def _chat_paths(limits: RequestLimits, callers: list) -> dict[str, Any]:
+    """The /v1 paths: chat completions (plain and streamed) and the model list."""
+    request_id = {"name": "X-Request-ID", "in": "header", "required": False, "schema": STR,
+                  "description": "Echoed back and used as trace_id (as on /rag)."}
+    unauthorised = _openai_error("Unknown or malformed API key (code invalid_api_key).")
+    headers = {name: {"schema": STR, "required": False, "description": text} for name, text in (
+        ("X-Sightline-Status", "answered, partial or insufficient."),
+        ("X-Sightline-Config-Version", "The router config version that served the answer."),
+        ("X-Sightline-Model", "The answer profile that answered."))}
+    return {
+        "/v1/chat/completions": {"post": {
+            "summary": "OpenAI-compatible chat completion: answer the last user message with cited evidence",
+            "operationId": "chatCompletions", "security": callers, "parameters": [request_id],
+            "requestBody": {"required": True,
+                            "content": {"application/json": {"schema": _ref("ChatCompletionRequest")}},
+                            "description": f"At most {limits.max_body_bytes} bytes."},
+            "responses": {
+                "200": {"description": "The answer (insufficient answers too: they say so). With stream: true, "
+                        "server-sent events of chat.completion.chunk objects (the last one carries `sightline`), "
+                        "then data: [DONE].", "headers": headers,
+                        "content": {"application/json": {"schema": _ref("ChatCompletion")},
+                                    "text/event-stream": {"schema": STR}}},
+                "400": _openai_error("Malformed JSON, a wrong type, no user message last, or a value over a limit; "
+                                     "`param` names the field."),
+                "401": unauthorised,
+                "404": _openai_error("Unknown model (code model_not_found) or knowledge base."),
+                "413": _openai_error(f"Body larger than {limits.max_body_bytes} bytes."),
+                "500": _openai_error("Internal error; the message gives the request id to report."),
+                "503": _openai_error("Not ready: an index or the config failed to load."),
+            }}},
+        "/v1/models": {"get": {
+            "summary": "The answer profiles, as OpenAI models", "operationId": "listModels", "security": callers,
+            "responses": {"200": _json("ModelList", "sightline (default composer) and sightline-extractive."),
+                          "401": unauthorised}}},
+        "/v1/models/{model}": {"get": {
+            "summary": "One answer profile", "operationId": "getModel", "security": callers,
+            "parameters": [{"name": "model", "in": "path", "required": True, "schema": {"enum": list(PROFILES)}}],
+            "responses": {"200": _json("Model", "The profile."), "401": unauthorised,
+                          "404": _openai_error("Unknown model (code model_not_found).")}}},
+    }
 
 
 def _json(schema_name: str, description: str) -> dict:
@@ -150,6 +251,7 @@ def build_openapi(limits: RequestLimits = RequestLimits(), version: str = "0.1.0
     admin_errors = {"401": _error_response("Missing or wrong bearer token."),
                     "404": _error_response("Admin is disabled: SIGHTLINE_ADMIN_TOKEN is not set.")}
     paths = {
+        **_chat_paths(limits, callers),
         "/rag": {"post": {
             "summary": "Answer a question with cited, validated evidence",
             "operationId": "rag", "security": callers,

@@ -40,6 +40,8 @@ class RequestLimits:
     max_retries: int = 5
     max_body_bytes: int = 64 * 1024
     body_timeout_seconds: int = 10
+    max_messages: int = 64          # POST /v1/chat/completions: messages in one conversation
+    max_message_chars: int = 8000   # ... and characters in one message (the question: max_query_chars)
 
 
 MAX_JSON_DEPTH = 16

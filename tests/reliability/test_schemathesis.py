@@ -30,7 +30,7 @@ from tests.live import ADMIN_TOKEN  # noqa: E402
 
 EXAMPLES_PER_MODE = 25          # positive + negative: 50 generated cases per operation and caller
 ADMIN_PATHS = {"/admin/router", "/admin/reload"}
-KEY_PATHS = {"/rag", "/kb"}
+KEY_PATHS = {"/rag", "/kb", "/v1/chat/completions", "/v1/models"}
 # A router.yaml is text, so its schema cannot say which texts are valid configs: a schema-valid body
 # may still be refused (422), and a stale If-Match is refused (412) before the body is read, both as
 # the document says. Every other status rule of the checks stays at schemathesis' defaults.
@@ -40,6 +40,13 @@ include-path = "/admin/router"
 include-method = "PUT"
 checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "404", "412", "422"]
 checks.negative_data_rejection.expected-statuses = ["400", "401", "404", "412", "413", "415", "422"]
+
+# A schema cannot say that the *last* message must be the user's, with a question of at most
+# max_query_chars characters that is not only whitespace: a schema-valid conversation may still be 400.
+[[operations]]
+include-path = "/v1/chat/completions"
+include-method = "POST"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "400"]
 """
 
 

@@ -75,10 +75,10 @@ def test_metrics_count_answers_stages_and_retrieval(client):
     def value(name, **labels):
         return REGISTRY.get_sample_value(name, labels) or 0.0
 
-    before = value("sightline_requests_total", status="answered")
+    before = value("sightline_requests_total", status="answered", endpoint="rag")
     stage_before = value("sightline_stage_seconds_count", stage="retrieve")
     client.post("/rag", json={"query": INVOICE_EN, "now": NOW, "trace": "none"})
-    assert value("sightline_requests_total", status="answered") == before + 1
+    assert value("sightline_requests_total", status="answered", endpoint="rag") == before + 1
     assert value("sightline_stage_seconds_count", stage="retrieve") == stage_before + 1
     text = client.get("/metrics").get_data(as_text=True)
     for name in ("sightline_requests_total", "sightline_request_seconds_bucket", "sightline_stage_seconds_bucket",

@@ -158,14 +158,14 @@ def test_record_answer_counts_issues_of_every_attempt_and_retry_reasons():
     before = {"issues": value("sightline_validation_issues_total", check="comparison", kind="missing_side"),
               "retries": value("sightline_retries_total", reason="missing_side"),
               "old": value("sightline_retries_total", reason="too_old"),
-              "partial": value("sightline_requests_total", status="partial"),
+              "partial": value("sightline_requests_total", status="partial", endpoint="rag"),
               "kw": value("sightline_retrieval_seconds_count", search="keyword", kb="kbx"),
               "kw_sum": value("sightline_retrieval_seconds_sum", search="keyword", kb="kbx")}
     metrics.record_answer("partial", timing, operations, verdicts, 0.05)
     assert value("sightline_validation_issues_total", check="comparison", kind="missing_side") == before["issues"] + 3
     assert value("sightline_retries_total", reason="missing_side") == before["retries"] + 2
     assert value("sightline_retries_total", reason="too_old") == before["old"] + 1
-    assert value("sightline_requests_total", status="partial") == before["partial"] + 1
+    assert value("sightline_requests_total", status="partial", endpoint="rag") == before["partial"] + 1
     assert value("sightline_retrieval_seconds_count", search="keyword", kb="kbx") == before["kw"] + 1
     assert (value("sightline_retrieval_seconds_sum", search="keyword", kb="kbx")
             == pytest.approx(before["kw_sum"] + 0.0004))
