@@ -13,11 +13,13 @@ The rule (each part is tested in tests/perception/test_followup.py):
    Chinese 那 / 那么 / 还有 / 另外 / 如果是 / 换成 at the start, or 呢 at the end ("B737呢？").
    The opener is stripped before the turn is perceived on its own.
 2. Short. Without an opener, a turn is a candidate when it is short (at most SHORT_WORDS words;
-   Chinese: at most SHORT_ZH_CHARS characters), has no action and no topic of its own (no
+   Chinese: at most SHORT_ZH_UNITS Chinese characters, a Latin word or a number counting as
+   one), has no action and no topic of its own (no
    glossary term, no keyword beyond the names it mentions) and names something: a subject
    (a code, product, organisation, ...) or a constraint (a time, status, document type, source).
    "the 737 MAX 8?" and "2024?" are; "thanks" and "What triggers E4027?" are not.
-3. Carry-over, for a candidate whose previous user turn has a topic or a subject (its keywords):
+3. Carry-over, for a candidate whose previous user turn has something to carry: an entity, a
+   constraint or at least two keywords (a greeting or a thanks has none of them):
    - no topic of its own (a bare "and the 737 MAX 8?", "what about last year?"): the previous
      question is asked again with the turn's subjects put in place of the previous subjects
      (one for one; fewer replace the last ones) and its time phrase in place of the previous
@@ -45,7 +47,7 @@ from typing import Any, Protocol
 from perception.types import Perception
 
 SHORT_WORDS = 6
-SHORT_ZH_CHARS = 12
+SHORT_ZH_UNITS = 10
 MAX_TURNS = 4
 TOPIC_LABELS = frozenset({"TERM"})
 CONSTRAINT_LABELS = frozenset({"SOURCE"})
@@ -121,9 +123,9 @@ def strip_opener(text: str) -> tuple[str, str | None]:
 
 
 def is_short(text: str) -> bool:
-    """At most SHORT_WORDS words, or SHORT_ZH_CHARS characters when it holds Chinese."""
+    """At most SHORT_WORDS words; with Chinese, at most SHORT_ZH_UNITS characters and Latin words or numbers."""
     if HAN.search(text):
-        return len(re.sub(r"[\s\W_]", "", text)) <= SHORT_ZH_CHARS
+        return len(HAN.findall(text)) + len(WORD.findall(text)) <= SHORT_ZH_UNITS
     return len(WORD.findall(text)) <= SHORT_WORDS
 
 
@@ -216,7 +218,7 @@ def resolve_turn(agent: Perceiver, query: str, previous: str, from_turn: int,
     else:
         return None
     prev = agent.run(previous, now)
-    if not prev.keywords:
+    if not (prev.entities or _has_constraint(prev) or len(prev.keywords) >= 2):
         return None
     zh = cur.language == "zh" or prev.language == "zh"
     prev_subjects, prev_times = subject_mentions(prev), time_mentions(prev)

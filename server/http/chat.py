@@ -263,10 +263,10 @@ def models():
     return jsonify({"object": "list", "data": [_model_body(p) for p in list_profiles()]})
 
 
-@chat.get("/models/<path:name>")
-def model(name: str):
+@chat.get("/models/<path:model>")
+def get_model(model: str):
     """One answer profile; 404 model_not_found for an unknown one."""
-    return jsonify(_model_body(get_profile(name)))
+    return jsonify(_model_body(get_profile(model)))
 
 
 @chat.post("/chat/completions")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from server.http.openapi import build_openapi
@@ -34,7 +36,7 @@ def test_every_route_and_method_is_documented(app, doc):
         if rule.endpoint == "static":
             continue
         for method in rule.methods - {"HEAD", "OPTIONS"}:
-            routes.add((rule.rule, method.lower()))
+            routes.add((re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule), method.lower()))
     documented = {(path, method) for path, item in doc["paths"].items() for method in item}
     assert routes == documented
 
@@ -90,3 +92,25 @@ def test_the_schema_and_the_server_agree_on_what_an_empty_query_is(client, doc, 
     schema_valid = re.search(pattern, query) is not None
     status = client.post("/rag", json={"query": query, "now": NOW, "trace": "none"}).status_code
     assert (status == 200) == schema_valid and status in (200, 400)
+
+
+def test_real_chat_responses_validate(app, doc):
+    client = app.test_client()
+    chat = {"model": "sightline", "messages": [{"role": "user", "content": DATES}], "sightline": {"now": NOW}}
+    for trace in ("full", "none"):
+        response = client.post("/v1/chat/completions", json={**chat, "sightline": {"now": NOW, "trace": trace}})
+        assert response.status_code == 200
+        _validate(doc, "ChatCompletion", response.json)
+    streamed = client.post("/v1/chat/completions", json={**chat, "stream": True})
+    assert streamed.status_code == 200 and streamed.mimetype == "text/event-stream"
+    assert "text/event-stream" in doc["paths"]["/v1/chat/completions"]["post"]["responses"]["200"]["content"]
+    _validate(doc, "ModelList", client.get("/v1/models").json)
+    _validate(doc, "Model", client.get("/v1/models/sightline-extractive").json)
+    for response in (client.post("/v1/chat/completions", data=b"{", content_type="application/json"),
+                     client.post("/v1/chat/completions", json={**chat, "model": "gpt-4o"}),
+                     client.post("/v1/chat/completions", json=chat, headers={"Authorization": "Bearer x"}),
+                     client.get("/v1/models/gpt-4o")):
+        _validate(doc, "OpenAIError", response.json)
+        path = "/v1/models/{model}" if response.request.path.startswith("/v1/models/") else response.request.path
+        documented = {code for op in doc["paths"][path].values() for code in op["responses"]}
+        assert str(response.status_code) in documented, (path, response.status_code)
