@@ -28,3 +28,13 @@ def write_atomically(path: Path, text: str) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def file_stat(path: Path) -> tuple | None:
+    """(mtime ns, size, inode) of a file, or None when it cannot be stat'ed: what watchers compare
+    to notice an edit or a replacement cheaply before reading the file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError
-from core.files import write_atomically
+from core.files import file_stat, write_atomically
 from core.names import NAME_RULE, is_valid_name, parse_groups
 from core.yamlconfig import parse_yaml
 from orchestration import paths
@@ -148,11 +148,7 @@ class KeyStore:
         return sorted(e.name for e in self._by_hash.values())
 
     def _stat_now(self) -> tuple | None:
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return None
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
+        return file_stat(self.path)
 
     def maybe_reload(self) -> None:
         """Re-read the file if `interval` passed and its stat moved; refuse an invalid edit."""

@@ -14,7 +14,6 @@ does not stop serving it (restart for that); editing an existing KB's settings n
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import SightlineError
+from core.files import file_stat
 from orchestration.kb import layout
 from orchestration.kb.config import KBConfig, load_kb_config
 from orchestration.kb.knowledge_base import KnowledgeBase
@@ -59,11 +59,7 @@ class NewKBWatcher:
         self._check_lock = threading.Lock()
 
     def _stat_now(self) -> tuple | None:
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return None
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
+        return file_stat(self.path)
 
     def maybe_check(self) -> list[str]:
         """check() if `interval` has passed since the last one."""

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError
-from core.files import write_atomically
+from core.files import file_stat, write_atomically
 from core.yamlconfig import config_version, parse_yaml
 from orchestration.router.config import RouterConfig, load_router_config, parse_router_config
 
@@ -90,11 +90,7 @@ class RouterWatcher:
     # --- checks ------------------------------------------------------------------------
 
     def _stat_now(self, path: Path | None = None) -> tuple | None:
-        try:
-            st = os.stat(path or self.path)
-        except OSError:
-            return None
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
+        return file_stat(path or self.path)
 
     # --- the shared last good config -----------------------------------------------------
 
