@@ -143,6 +143,38 @@ class AdminDisabled(SightlineError):
     http_status = 404
 
 
+# --- upstream services (an LLM server) --------------------------------------------------
+
+class UpstreamError(SightlineError):
+    """A backend Sightline calls (an OpenAI-compatible LLM server) failed or answered unusably.
+
+    The composer catches it and falls back to the extractive answer, so a caller never sees
+    it as an HTTP error; the status is what it would be if it ever escaped.
+
+    Args:
+        message: what happened (never the API key or the prompt).
+        reason: the fallback label (`sightline_composer_fallbacks_total{reason}`): timeout,
+            connection, http_4xx, http_5xx, malformed, empty, uncited or budget.
+    """
+
+    code = "upstream_error"
+    http_status = 502
+
+    def __init__(self, message: str, reason: str = "connection") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class UpstreamTimeout(UpstreamError):
+    """An LLM server did not send its whole reply within the call's timeout."""
+
+    code = "upstream_timeout"
+    http_status = 504
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, reason="timeout")
+
+
 # --- the service -----------------------------------------------------------------------
 
 class NotReady(SightlineError):

@@ -122,6 +122,55 @@ class Claim:
 
 
 @dataclass
+class LLMCall:
+    """One request to an LLM server while composing: time, tokens and how it ended.
+
+    Attributes:
+        model: the model asked.
+        ms: wall time of the call, connect to last byte (or to the failure).
+        outcome: "ok", or the fallback reason (timeout, connection, http_5xx, ...).
+        detail: what happened, for a person ("HTTP 500 from the LLM server", ...).
+        prompt_tokens, completion_tokens: from the reply's `usage` (None when it has none).
+        finish_reason: the reply's `finish_reason` ("stop", "length", ...), when there is one.
+    """
+
+    model: str
+    ms: float
+    outcome: str = "ok"
+    detail: str = ""
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    finish_reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Feedback:
+    """What validation found wrong with a claim of the previous attempt, for a generative retry.
+
+    The loop builds these from the verdict (server/feedback.py); a generative composer sends
+    them back to its model with the adjusted evidence. Chunks are named by source and quoted,
+    not by number: the next attempt's evidence is numbered anew.
+
+    Attributes:
+        kind: the issue kind (unsupported_number, wrong_direction, stale_status, ...).
+        problem: what is wrong, as validation wrote it.
+        claim: the offending claim's text without its markers (None: about the whole answer).
+        cited: the chunks the claim cited: [{"source", "title", "status", "text"}].
+    """
+
+    kind: str
+    problem: str
+    claim: str | None = None
+    cited: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
 class Answer:
     """The composed answer: text with [n] markers, its claims and its citations."""
 
@@ -131,6 +180,9 @@ class Answer:
     composer: str = "extractive"
     language: str = "en"
     notes: list[str] = field(default_factory=list)  # e.g. "LLM timed out; extractive fallback"
+    # why a generative composer's answer was not used (timeout, http_5xx, uncited, ...), else None
+    fallback: str | None = None
+    llm_calls: list[LLMCall] = field(default_factory=list)  # the LLM requests made for this answer
     # candidate sentence ("<chunk_id>@<offset>") -> why it was chosen or not: the compose step's
     # trace (kept / rejected), not part of the answer body
     decisions: dict[str, str] = field(default_factory=dict)
@@ -142,4 +194,5 @@ class Answer:
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "claims": [c.to_dict() for c in self.claims],
                 "citations": [c.to_dict() for c in self.citations], "composer": self.composer,
-                "language": self.language, "notes": list(self.notes)}
+                "language": self.language, "notes": list(self.notes), "fallback": self.fallback,
+                "llm_calls": [c.to_dict() for c in self.llm_calls]}

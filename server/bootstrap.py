@@ -12,6 +12,7 @@ from pathlib import Path
 
 from core.errors import ConfigError
 from orchestration.compose.extractive import ExtractiveComposer
+from orchestration.compose.llm import LLMComposer, LLMSettings
 from orchestration.executor import Executor
 from orchestration.kb.config import KBConfig, load_kb_config
 from orchestration.kb.registry import open_knowledge_bases
@@ -23,6 +24,7 @@ from perception import PerceptionAgent
 from validation.agent import ValidationAgent
 
 from .loop import AnswerLoop
+from .profiles import PROFILES
 
 
 def select_knowledge_bases(config: KBConfig, names: tuple[str, ...] | None) -> KBConfig:
@@ -54,10 +56,18 @@ def limit_threads(workers: int) -> None:
         pass
 
 
+def profile_composers(extractive: ExtractiveComposer, llm: LLMSettings | None
+                      ) -> dict[str, ExtractiveComposer | LLMComposer]:
+    """The composer of every profile (server/profiles.py): "auto" gets the LLM when one is configured."""
+    generative = LLMComposer(llm, fallback=extractive) if llm is not None else None
+    return {name: generative if profile.composer == "auto" and generative is not None else extractive
+            for name, profile in PROFILES.items()}
+
+
 def build_loop(kb_config: KBConfig | None = None, router_config: RouterConfig | None = None,
                perception: PerceptionAgent | None = None, use_ner: bool = True,
                router_path: Path | None = None, knowledge_bases: tuple[str, ...] | None = None,
-               workers: int = 1) -> AnswerLoop:
+               workers: int = 1, llm: LLMSettings | None = None) -> AnswerLoop:
     """An AnswerLoop over the configured knowledge bases (cheap: call `warm_up()` to load models).
 
     Args:
@@ -69,6 +79,7 @@ def build_loop(kb_config: KBConfig | None = None, router_config: RouterConfig | 
         knowledge_bases: serve only these KBs of the config (None: all).
         workers: processes that will share the cores; above 1, FAISS gets one thread and the
             embedders one thread each unless the KB config sets embedder_threads.
+        llm: the default profile's LLM backend (None: every profile answers extractively).
 
     Raises:
         ConfigError: a config file (or `knowledge_bases`) is invalid.
@@ -82,6 +93,8 @@ def build_loop(kb_config: KBConfig | None = None, router_config: RouterConfig | 
     router_config = router_config or load_router_config(router_path, known_kbs=list(opened))
     embedder = get_embedder(kb_config.embedder, kb_config.embedder_threads)
     retriever = Retriever(opened, embedder, router_config.credibility)
+    extractive = ExtractiveComposer()
     return AnswerLoop(kb_config=kb_config, router_config=router_config, retriever=retriever,
                       executor=Executor(retriever), perception=perception or PerceptionAgent(use_ner=use_ner),
-                      router=Router(router_config), composer=ExtractiveComposer(), validator=ValidationAgent())
+                      router=Router(router_config), composer=extractive, validator=ValidationAgent(),
+                      composers=profile_composers(extractive, llm))

@@ -12,23 +12,26 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from orchestration.compose.extractive import ExtractiveComposer
+from orchestration.compose.llm import LLMComposer
 from orchestration.executor import Executor
 from orchestration.kb.config import KBConfig
 from orchestration.retrieval.search import Retriever
 from orchestration.router.config import RouterConfig
 from orchestration.router.planner import Router
 from orchestration.trace import Operation, Trace
-from orchestration.types import Answer, Plan
+from orchestration.types import Answer, Feedback, Plan
 from perception import PerceptionAgent
 from perception.followup import resolve as resolve_followup
 from validation.agent import ValidationAgent
 from validation.types import Adjustment, Verdict
 
+from .feedback import feedback_for
+from .profiles import DEFAULT_PROFILE, PROFILES
 from .status import final_status, flag_issues, insufficient_text
 
 TRACE_LEVELS = ("none", "summary", "full")
@@ -44,8 +47,7 @@ class AskRequest:
     `caller` is how the response names who asked (server.callers.Caller.to_dict()).
     `history` holds a conversation's earlier user turns, oldest first (the OpenAI-compatible
     endpoint sends them): a follow-up query is read against them (perception/followup.py).
-    `profile` is the answer profile asked for (server/profiles.py); the loop does not read it
-    yet: every profile composes extractively until the LLM composer (issue 13 part 2) uses it.
+    `profile` names the answer profile (server/profiles.py): which composer answers.
     """
 
     query: str
@@ -59,7 +61,7 @@ class AskRequest:
     trace_id: str | None = None
     caller: dict[str, Any] | None = None
     history: list[str] = field(default_factory=list)
-    profile: str = "sightline"
+    profile: str = DEFAULT_PROFILE
 
 
 @dataclass
@@ -75,7 +77,8 @@ class Attempt:
 
     def to_dict(self) -> dict[str, Any]:
         return {"attempt": self.number, "hints_in": [h.to_dict() for h in self.hints_in],
-                "evidence": self.evidence_ids, "answer": self.answer.text,
+                "evidence": self.evidence_ids, "answer": self.answer.text, "composer": self.answer.composer,
+                "fallback": self.answer.fallback,
                 "verdict": self.verdict.to_dict(), "plan": self.plan.to_dict()}
 
 
@@ -92,6 +95,7 @@ class AnswerResult:
         timing: milliseconds per stage (STAGES) and "total".
         trace_id, config_version: the request's trace id and the router config that served it.
         caller: how the response names who asked (server.callers.Caller.to_dict()).
+        composer: who wrote the final answer and what the LLM cost (`composer_summary`).
     """
 
     status: str
@@ -103,6 +107,7 @@ class AnswerResult:
     trace_id: str
     config_version: str
     caller: dict[str, Any]
+    composer: dict[str, Any] = field(default_factory=dict)
 
     @property
     def final(self) -> Attempt:
@@ -125,6 +130,7 @@ class AnswerResult:
             "timing": dict(self.timing),
             "config_version": self.config_version,
             "caller": dict(self.caller),
+            "composer": dict(self.composer),
         }
         return shape_trace(body, level)
 
@@ -135,7 +141,10 @@ class AnswerLoop:
 
     def __init__(self, kb_config: KBConfig, router_config: RouterConfig, retriever: Retriever, executor: Executor,
                  perception: PerceptionAgent, router: Router, composer: ExtractiveComposer,
-                 validator: ValidationAgent) -> None:
+                 validator: ValidationAgent, composers: Mapping[str, ExtractiveComposer | LLMComposer] | None = None,
+                 ) -> None:
+        """`composer` is the extractive one; `composers` the composer of each profile (default:
+        `composer` for every profile of server/profiles.py)."""
         self.kb_config = kb_config
         self.router_config = router_config
         self.retriever = retriever
@@ -144,6 +153,9 @@ class AnswerLoop:
         self.router = router
         self.composer = composer
         self.validator = validator
+        self.composers: dict[str, ExtractiveComposer | LLMComposer] = dict(composers or {})
+        for name in PROFILES:
+            self.composers.setdefault(name, composer)
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -157,7 +169,8 @@ class AnswerLoop:
         """
         if eager:
             self.executor.warm_up()
-            self.composer.warm_up()
+            for warm in {id(c): c for c in (self.composer, *self.composers.values())}.values():
+                warm.warm_up()
             self.validator.warm_up()
         else:
             self.retriever.open()
@@ -198,6 +211,9 @@ class AnswerLoop:
             trace.add(Operation(op="perceive.followup", params=followup.to_dict(), stage="perceive",
                                 input_count=len(request.history), output_count=len(perception.entities),
                                 kept=[f"turn {followup.from_turn}"], reason=followup.reason))
+        composer = self.composers.get(request.profile, self.composer)
+        session = composer.session() if isinstance(composer, LLMComposer) else None
+        feedback: list[Feedback] = []
         attempts: list[Attempt] = []
         adjustments: list[Adjustment] = []
         overrides = {key: value for key, value in (("filters", request.filters), ("top_k", request.top_k))
@@ -210,8 +226,15 @@ class AnswerLoop:
                 op.kept = [t.id for t in plan.tasks]
             with trace.stage("retrieve"):
                 evidence = self.executor.run(plan, trace, now, acl_groups=request.acl_groups)
-            with trace.stage("compose"), trace.operation("compose", attempt=number, composer="extractive") as op:
-                answer = self.composer.run(perception, evidence, excluded_claims=plan.dropped_claims)
+            with trace.stage("compose"), trace.operation("compose", attempt=number, composer=composer.name) as op:
+                if isinstance(composer, LLMComposer):
+                    answer = composer.run(perception, evidence, excluded_claims=plan.dropped_claims,
+                                          feedback=feedback, session=session)
+                    _trace_llm_calls(trace, answer, number, composer.settings.model)
+                else:
+                    answer = composer.run(perception, evidence, excluded_claims=plan.dropped_claims)
+                op.params.update(used=answer.composer, fallback=answer.fallback)
+                op.reason = "; ".join(answer.notes[-1:]) if answer.fallback else ""
                 op.input_count, op.output_count = len(evidence), len(answer.claims)
                 op.kept = [k for k, why in answer.decisions.items() if why.startswith("chosen")]
                 op.rejected = {k: why for k, why in answer.decisions.items() if not why.startswith("chosen")}
@@ -222,6 +245,7 @@ class AnswerLoop:
                 break
             # adjustments accumulate (a fix found once keeps applying), without repeats
             adjustments += [a for a in verdict.hints if a not in adjustments]
+            feedback = feedback_for(answer, verdict)
         final = attempts[-1]
         status = final_status(final.answer, final.verdict)
         text = final.answer.text
@@ -229,7 +253,9 @@ class AnswerLoop:
             text = insufficient_text(perception, final.plan, final.verdict, [a.verdict for a in attempts[:-1]])
         elif status == "partial":
             text = flag_issues(final.answer, final.verdict, perception.language)
-        return self._result(request, trace, perception, attempts, status, text, started)
+        result = self._result(request, trace, perception, attempts, status, text, started)
+        result.composer = composer_summary(request.profile, composer, attempts)
+        return result
 
     # --- helpers -----------------------------------------------------------------------
 
@@ -258,6 +284,35 @@ class AnswerLoop:
         return AnswerResult(status=status, text=text, perception=perception, attempts=attempts,
                             operations=list(trace.operations), timing=timing, trace_id=trace.trace_id,
                             config_version=self.router_config.version, caller=caller)
+
+
+def _trace_llm_calls(trace: Trace, answer: Answer, attempt: int, model: str) -> None:
+    """One `compose.llm` operation per LLM call: model, tokens, outcome, time."""
+    for k, call in enumerate(answer.llm_calls, start=1):
+        trace.add(Operation(op="compose.llm", params={
+            "attempt": attempt, "call": k, "model": model, "outcome": call.outcome,
+            "fallback": None if call.outcome == "ok" else call.outcome,
+            "prompt_tokens": call.prompt_tokens, "completion_tokens": call.completion_tokens,
+            "finish_reason": call.finish_reason}, input_count=call.prompt_tokens or 0,
+            output_count=call.completion_tokens or 0, ms=call.ms, reason=call.detail or call.outcome))
+
+
+def composer_summary(profile: str, composer: ExtractiveComposer | LLMComposer, attempts: Sequence[Attempt]) -> dict:
+    """The response's `composer` field: the profile, who wrote the final answer, why not the LLM, its cost.
+
+    `used` is "llm" or "extractive"; `fallback` the reason the LLM's answer was not used (None
+    when it was, or when no LLM is configured); `llm_calls`, `tokens` and `llm_ms` add up every
+    attempt's calls.
+    """
+    final = attempts[-1].answer
+    calls = [call for attempt in attempts for call in attempt.answer.llm_calls]
+    model = composer.settings.model if isinstance(composer, LLMComposer) else None
+    detail = next((c.detail for c in reversed(calls) if c.outcome != "ok"), None) if final.fallback else None
+    return {"profile": profile, "used": final.composer, "model": model, "fallback": final.fallback,
+            "detail": detail, "llm_calls": len([c for c in calls if c.outcome != "budget"]),
+            "tokens": {"prompt": sum(c.prompt_tokens or 0 for c in calls),
+                       "completion": sum(c.completion_tokens or 0 for c in calls)},
+            "llm_ms": round(sum(c.ms for c in calls), 3)}
 
 
 def shape_trace(body: dict[str, Any], level: str) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from prometheus_client import (
 )
 
 from core.vocab import ARM_TYPES
+from orchestration.compose.llm import FALLBACK_REASONS
 from orchestration.trace import Operation
 from validation.types import Verdict
 
@@ -46,6 +47,9 @@ REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.
                    10.0, 30.0)
 STAGE_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1.0,
                  2.5, 5.0)
+LLM_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 7.5, 10.0, 15.0, 20.0, 30.0, 60.0)
+LLM_OUTCOMES = ("ok", "failed")
+TOKEN_KINDS = ("prompt", "completion")
 RETRIEVAL_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 
 REQUESTS = Counter("sightline_requests", "Question requests by outcome: answered, partial, insufficient; "
@@ -68,6 +72,13 @@ ROUTER_CONFIG = Gauge("sightline_router_config", "1 for the router config versio
                       "0 for versions it served before.", ["version"], multiprocess_mode="livemax")
 AUTH_FAILURES = Counter("sightline_auth_failures", "Requests refused with 401, by reason: missing_key (anonymous "
                         "calls are off), malformed_key, unknown_key, bad_gateway_header.", ["reason"])
+COMPOSER_FALLBACKS = Counter("sightline_composer_fallbacks", "LLM answers not used, the extractive composer "
+                             "answering instead, by reason: timeout, connection, http_4xx, http_5xx, malformed, "
+                             "empty, uncited, budget.", ["reason"])
+LLM_SECONDS = Histogram("sightline_llm_seconds", "Wall time of one LLM call (connect to last byte), by outcome: "
+                        "ok (a reply was read) or failed.", ["outcome"], buckets=LLM_BUCKETS)
+LLM_TOKENS = Counter("sightline_llm_tokens", "Tokens of LLM calls as the server's usage reports them, by kind: "
+                     "prompt, completion.", ["kind"])
 KB_CHUNKS = Gauge("sightline_kb_chunks", "Chunks in each served knowledge base.", ["kb"],
                   multiprocess_mode="livemax")
 
@@ -86,6 +97,12 @@ def initialise(kb_chunks: dict[str, int | None], version: str, kbs: Iterable[str
         AUTH_FAILURES.labels(reason)
     for stage in STAGES:
         STAGE_SECONDS.labels(stage)
+    for reason in FALLBACK_REASONS:
+        COMPOSER_FALLBACKS.labels(reason)
+    for outcome in LLM_OUTCOMES:
+        LLM_SECONDS.labels(outcome)
+    for kind in TOKEN_KINDS:
+        LLM_TOKENS.labels(kind)
     for name in kbs:
         for search in ARM_TYPES:
             RETRIEVAL_SECONDS.labels(search, name)
@@ -136,7 +153,8 @@ def record_answer(status: str, timing: dict[str, float], operations: Sequence[Op
     Args:
         status: answered, partial or insufficient.
         timing: milliseconds per stage.
-        operations: the traced steps; `retrieve.keyword` / `retrieve.vector` give arm times per KB.
+        operations: the traced steps; `retrieve.keyword` / `retrieve.vector` give arm times per KB,
+            `compose.llm` the LLM calls (time, tokens, and the fallback a failed call caused).
         verdicts: one per attempt, in order; each attempt but the last was retried for its issues.
         seconds: wall time of the whole request.
         endpoint: which endpoint asked (ENDPOINTS): rag or chat.
@@ -149,12 +167,27 @@ def record_answer(status: str, timing: dict[str, float], operations: Sequence[Op
         if op.op.startswith("retrieve."):
             search = op.op.split(".", 1)[1]
             RETRIEVAL_SECONDS.labels(search, str(op.params.get("kb"))).observe(op.ms / 1000)
+        elif op.op == "compose.llm":
+            record_llm_call(op)
     for verdict in verdicts:
         for issue in verdict.issues:
             VALIDATION_ISSUES.labels(issue.check, issue.kind).inc()
     for previous in verdicts[:-1]:
         for kind in sorted({issue.kind for issue in previous.issues}) or ["unknown"]:
             RETRIES.labels(kind).inc()
+
+
+def record_llm_call(op: Operation) -> None:
+    """One LLM call: its time (unless no call was made), its tokens, the fallback it caused."""
+    fallback = op.params.get("fallback")
+    if fallback != "budget":  # no request was sent: nothing was timed
+        LLM_SECONDS.labels("failed" if fallback else "ok").observe(op.ms / 1000)
+    for kind in TOKEN_KINDS:
+        tokens = op.params.get(f"{kind}_tokens")
+        if isinstance(tokens, int) and tokens > 0:
+            LLM_TOKENS.labels(kind).inc(tokens)
+    if fallback:
+        COMPOSER_FALLBACKS.labels(str(fallback)).inc()
 
 
 def exposition() -> tuple[bytes, str]:

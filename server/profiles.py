@@ -1,15 +1,15 @@
-"""Answer profiles: the `model` names of the OpenAI-compatible API (GET /v1/models).
+"""Answer profiles: which composer answers, by name (the chat API's `model`, AskRequest.profile).
 
-A chat client picks how Sightline answers by the model name it sends. Each profile is one
-way of composing the answer; retrieval, validation, access control and the trace are the same
-for all of them.
+A chat client picks how Sightline answers by the model name it sends (GET /v1/models lists
+them); `POST /rag` answers with the default profile. Retrieval, validation, access control and
+the trace are the same for every profile.
 
-- `sightline` (the default): the default composer. Today that is the extractive composer;
-  when an LLM is configured (`SIGHTLINE_LLM_BASE_URL`, issue 13 part 2) this profile answers
-  with it and falls back to the extractive composer.
-- `sightline-extractive`: always the extractive composer (deterministic, verbatim extracts).
+| profile                | composer                                                                  |
+|------------------------|---------------------------------------------------------------------------|
+| `sightline` (default)  | the LLM when one is configured (SIGHTLINE_LLM_BASE_URL), else extractive  |
+| `sightline-extractive` | always the extractive composer (deterministic, verbatim cited sentences)  |
 
-`POST /rag` answers with the default profile. The profile travels as `AskRequest.profile`.
+An LLM answer that cannot be had (timeout, error, uncited reply) falls back to extractive.
 """
 
 from __future__ import annotations
@@ -18,23 +18,31 @@ from dataclasses import dataclass
 
 from core.errors import UnknownModel
 
+COMPOSER_KINDS = ("auto", "extractive")
 DEFAULT_PROFILE = "sightline"
 
 
 @dataclass(frozen=True)
 class Profile:
-    """One answer profile: its model name and what it does, for a person choosing it."""
+    """One answer profile.
+
+    Attributes:
+        name: what callers ask for (the chat API's `model`).
+        composer: "auto" (the configured LLM, else extractive) or "extractive".
+        description: a sentence for /v1/models and the docs.
+    """
 
     name: str
+    composer: str
     description: str
 
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (
-    Profile(DEFAULT_PROFILE, "The default answer profile: cited, validated answers from the knowledge bases; "
-            "the extractive composer, or the configured LLM (SIGHTLINE_LLM_BASE_URL) with the extractive "
-            "composer as fallback."),
-    Profile("sightline-extractive", "Always the extractive composer: deterministic answers made of verbatim, "
-            "cited sentences from the knowledge bases; no LLM."),
+    Profile(DEFAULT_PROFILE, "auto", "The default answer profile: cited, validated answers from the knowledge "
+            "bases; written by the configured LLM (SIGHTLINE_LLM_BASE_URL) with the extractive composer as "
+            "fallback, or extractive when no LLM is configured."),
+    Profile("sightline-extractive", "extractive", "Always the extractive composer: deterministic answers made of "
+            "verbatim, cited sentences from the knowledge bases; no LLM."),
 )}
 
 
@@ -50,4 +58,4 @@ def get_profile(name: str) -> Profile:
     except KeyError:
         shown = ascii(name[:60]) if len(name) > 60 else repr(name)
         raise UnknownModel(f"The model {shown} does not exist; known models: {', '.join(PROFILES)} "
-                             "(GET /v1/models)", field="model") from None
+                           "(GET /v1/models)", field="model") from None

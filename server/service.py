@@ -44,12 +44,15 @@ def warm_requests(loop: Any) -> None:
 
     `warm_up()` maps indexes and loads the models, but the first encode still sets up the
     embedder's buffers and the first Chinese text loads jieba's dictionary (~1.3 s); done here in
-    the master, every worker inherits them instead of paying on its first request.
+    the master, every worker inherits them instead of paying on its first request. The extractive
+    profile answers them: the LLM is never called at start (it may be down, or slow).
     """
     from .http.schemas import parse_ask_request
 
     for query in WARM_UP_QUERIES:
-        loop.run(parse_ask_request({"query": query, "trace": "none", "max_retries": 0}))
+        ask = parse_ask_request({"query": query, "trace": "none", "max_retries": 0})
+        ask.profile = "sightline-extractive"
+        loop.run(ask)
 
 
 class Service:
@@ -113,7 +116,8 @@ class Service:
                 from .bootstrap import build_loop
 
                 loop = build_loop(use_ner=self.settings.use_ner, router_path=self.settings.router_path,
-                                  knowledge_bases=self.settings.knowledge_bases, workers=self.settings.worker_count)
+                                  knowledge_bases=self.settings.knowledge_bases, workers=self.settings.worker_count,
+                                  llm=self.settings.llm)
                 config = loop.router_config
                 loop.warm_up()
                 warm_requests(loop)
@@ -125,6 +129,7 @@ class Service:
             log.info("service ready", extra={"event": "startup",
                                              "knowledge_bases": list(loop.retriever.knowledge_bases),
                                              "router_version": config.version, "workers": self.settings.worker_count,
+                                             "llm": self.settings.llm.describe() if self.settings.llm else None,
                                              "seconds": round(time.perf_counter() - started, 2)})
             return True
 

@@ -19,6 +19,7 @@ from core import configfile as check
 from core.configfile import Where
 from core.yamlconfig import parse_yaml
 from orchestration import paths
+from orchestration.compose.llm.settings import LLMSettings, url_problem
 
 from .http.schemas import RequestLimits
 
@@ -37,6 +38,17 @@ ENV = {
     "SIGHTLINE_USE_NER": "use_ner",
     "SIGHTLINE_ANONYMOUS": "anonymous",
 }
+# environment variable -> key of the `llm:` section (the default profile's LLM backend)
+LLM_ENV = {
+    "SIGHTLINE_LLM_BASE_URL": "base_url",
+    "SIGHTLINE_LLM_MODEL": "model",
+    "SIGHTLINE_LLM_TIMEOUT": "timeout",
+    "SIGHTLINE_LLM_BUDGET": "budget_seconds",
+    "SIGHTLINE_LLM_MAX_TOKENS": "max_tokens",
+}
+LLM_API_KEY_ENV = "SIGHTLINE_LLM_API_KEY"  # the key is read from the environment only, never a file
+LLM_KEYS = ("base_url", "model", "timeout", "budget_seconds", "max_tokens", "temperature")
+LLM_MARGIN_SECONDS = 5  # the LLM budget ends this long before gunicorn's worker timeout at the latest
 _LIMIT_KEYS = tuple(f.name for f in fields(RequestLimits))
 MAX_DEFAULT_WORKERS = 4
 
@@ -76,6 +88,8 @@ class ServiceSettings:
             for a single-tenant deployment, and logged as a warning at start.
         gateway: a trusted gateway's headers ({groups_header, user_header}); None: off. Turn it
             on only when the service is reachable solely through that gateway.
+        llm: the default profile's LLM backend (`llm:` in service.yaml, SIGHTLINE_LLM_* in the
+            environment); None: every profile answers extractively.
         source: the file the settings came from (None: built-in defaults).
     """
 
@@ -95,6 +109,7 @@ class ServiceSettings:
     anonymous: bool = True
     unrestricted_access: bool = False
     gateway: dict | None = None
+    llm: LLMSettings | None = None
     source: str | None = None
 
     @property
@@ -114,6 +129,7 @@ class ServiceSettings:
         body["limits"] = {k: getattr(self.limits, k) for k in _LIMIT_KEYS}
         body["knowledge_bases"] = list(self.knowledge_bases) if self.knowledge_bases else None
         body["workers"] = self.worker_count
+        body["llm"] = self.llm.describe() if self.llm is not None else None
         return body
 
     @property
@@ -204,6 +220,72 @@ _READ: dict[str, tuple[Callable[[Where, Any], Any], type]] = {
 }
 
 
+# `llm:` key -> (its check, the type its text has in an environment variable)
+_LLM_READ: dict[str, tuple[Callable[[Where, Any], Any], type]] = {
+    "base_url": (lambda where, value: _base_url(where, value), str),
+    "model": (check.text, str),
+    "timeout": (lambda where, value: check.number(where, value, minimum=0, exclusive_minimum=True, finite=True),
+                float),
+    "budget_seconds": (lambda where, value: check.number(where, value, minimum=0, exclusive_minimum=True,
+                                                         finite=True), float),
+    "max_tokens": (_integer(16, 1_000_000), int),
+    "temperature": (lambda where, value: check.number(where, value, minimum=0, maximum=2), float),
+}
+
+
+def _base_url(where: Where, value: Any) -> str:
+    problem = url_problem(value)
+    if problem:
+        raise where.fail(problem)
+    return str(value).strip()
+
+
+def _llm(file_section: Any, top: Where | None, env: Mapping[str, str], worker_timeout: int) -> LLMSettings | None:
+    """The LLM backend from the file's `llm:` section and the SIGHTLINE_LLM_* variables (they win).
+
+    Raises:
+        ConfigError: a bad value, settings without a base URL, a model missing, or a timeout
+            that does not fit the budget or the budget that does not end before gunicorn's.
+    """
+    values: dict[str, Any] = {}
+    where_of: dict[str, Where] = {}
+    if file_section is not None and top is not None:
+        section = top.at("llm")
+        data = check.mapping(section, file_section, LLM_KEYS)
+        for key, value in data.items():
+            read, kind = _LLM_READ[key]
+            where_of[key] = section.at(key)
+            values[key] = read(where_of[key], check.from_text(value, kind) if isinstance(value, str) else value)
+    for name, key in LLM_ENV.items():
+        if env.get(name) not in (None, ""):
+            read, kind = _LLM_READ[key]
+            where_of[key] = Where.environment(name, f"llm.{key}")
+            values[key] = read(where_of[key], check.from_text(env[name], kind))
+    if "base_url" not in values:
+        if values:
+            first = next(iter(values))
+            raise where_of[first].fail("is set but no LLM base URL is: set SIGHTLINE_LLM_BASE_URL (or llm.base_url) "
+                                       "to the server's API root, e.g. http://127.0.0.1:11434/v1, or unset it")
+        return None
+    if "model" not in values:
+        raise where_of["base_url"].fail("needs a model: set SIGHTLINE_LLM_MODEL (or llm.model) to the name the "
+                                        "server serves, e.g. llama3.1:8b (Ollama) or vLLM's --served-model-name")
+    timeout = values.get("timeout", LLMSettings.timeout)
+    ceiling = worker_timeout - LLM_MARGIN_SECONDS
+    budget = values.get("budget_seconds", max(timeout, min(LLMSettings.budget_seconds, ceiling)))
+    if timeout > budget:
+        raise where_of.get("timeout", where_of["base_url"]).fail(
+            f"the timeout of one LLM call ({timeout:g} s) is longer than the LLM budget of a request "
+            f"({budget:g} s, llm.budget_seconds / SIGHTLINE_LLM_BUDGET); lower the timeout or raise the budget")
+    if budget > ceiling:
+        raise where_of.get("budget_seconds", where_of.get("timeout", where_of["base_url"])).fail(
+            f"the LLM budget of a request ({budget:g} s) must end at least {LLM_MARGIN_SECONDS} s before the "
+            f"worker timeout ({worker_timeout} s, SIGHTLINE_TIMEOUT), so a slow model falls back to the "
+            f"extractive answer instead of the worker being killed; lower it or raise the worker timeout")
+    values["budget_seconds"] = budget
+    return LLMSettings(api_key=env.get(LLM_API_KEY_ENV) or None, **values)
+
+
 def _read(where: Where, key: str, value: Any) -> Any:
     """A value of the settings field `key`, checked.
 
@@ -242,10 +324,12 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
     env = os.environ if env is None else env
     path = path or service_config_path()
     settings = ServiceSettings()
+    llm_section, top = None, None
     if path.exists():
         source = str(path)
         top = Where(source, "", "")
-        data = check.mapping(top, parse_yaml(path.read_bytes(), source), tuple(_READ))
+        data = dict(check.mapping(top, parse_yaml(path.read_bytes(), source), (*_READ, "llm")))
+        llm_section = data.pop("llm", None)
         settings = replace(settings, source=source, **{key: _read(top.at(key), key, value)
                                                        for key, value in data.items()})
     for name, key in ENV.items():
@@ -255,4 +339,5 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
     for key, value in given.items():
         if key != "limits" and key in _READ:
             given[key] = _read(Where("command line", key, key), key, value)
-    return replace(settings, **given)
+    settings = replace(settings, **given)
+    return replace(settings, llm=_llm(llm_section, top, env, settings.timeout))

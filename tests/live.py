@@ -159,6 +159,8 @@ def start_service(kb_config, root: Path, workers: int = 2, env: dict | None = No
                     SIGHTLINE_RELOAD_SECONDS="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     full_env.pop("SIGHTLINE_SERVICE_CONFIG", None)
     full_env.pop("SIGHTLINE_API_KEYS", None)
+    for name in [n for n in full_env if n.startswith("SIGHTLINE_LLM_")]:  # no LLM unless the test asks for one
+        full_env.pop(name)
     full_env.update(env or {})
     with log.open("wb") as out:
         process = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1",

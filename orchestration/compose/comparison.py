@@ -21,7 +21,7 @@ from perception.comparison import comparison_sides as perceived_sides
 from perception.types import Perception
 
 from .measures import Measure, sentence_measures
-from .mentions import mentions, number_alias
+from .mentions import mention_start, mentions, number_alias
 from .numbers import same_quantity
 from .scoring import QueryTerms, ScoreSettings, rank, score
 from .sentences import Candidate
@@ -65,6 +65,11 @@ class Side:
     def mentioned_in(self, text: str) -> bool:
         """True when the text names this side (compose/mentions.py: the shared rule)."""
         return any(mentions(variant, text) for variant in self.variants)
+
+    def mention_at(self, text: str) -> int | None:
+        """Where the text first names this side, or None."""
+        starts = [s for s in (mention_start(v, text) for v in self.variants) if s is not None]
+        return min(starts) if starts else None
 
 
 def make_side(name: str, normalized: str | None = None, inferred: bool = False, source: bool = False) -> Side:

@@ -36,16 +36,22 @@ def number_alias(name: str) -> str | None:
 
 def mentions(name: str, text: str) -> bool:
     """True when `text` mentions `name` (see the module docstring for the rule)."""
+    return mention_start(name, text) is not None
+
+
+def mention_start(name: str, text: str) -> int | None:
+    """Where `text` first mentions `name` (the same rule as `mentions`), or None."""
     pattern = _pattern(name)
     if pattern is None:
-        return False
+        return None
     lowered = text.lower()
-    if pattern.search(lowered):
-        return True
+    found = pattern.search(lowered)
+    starts = [found.start()] if found else []
     alias = number_alias(name)
     if alias:
         quantities = {q.span[0] for q in stated_quantities(text) if q.unit}
         for match in re.finditer(rf"(?<![A-Za-z0-9.,]){alias}(?![\d,.])", lowered):
             if match.start() not in quantities:
-                return True
-    return False
+                starts.append(match.start())
+                break
+    return min(starts) if starts else None

@@ -130,6 +130,9 @@ def _ask_here(args: argparse.Namespace, body: dict[str, Any]) -> dict[str, Any]:
     request.caller = {"name": "operator", "kind": "operator",
                       "groups": ["*"] if args.all_groups else list(args.groups)}
     # with --kb, only those KBs are opened: the others need not be built
-    loop = build_loop(use_ner=not args.no_ner, knowledge_bases=tuple(dict.fromkeys(args.kb)) if args.kb else None)
+    from ..settings import load_settings
+
+    loop = build_loop(use_ner=not args.no_ner, knowledge_bases=tuple(dict.fromkeys(args.kb)) if args.kb else None,
+                      llm=load_settings().llm)  # SIGHTLINE_LLM_* answer here as they do in the service
     loop.warm_up(eager=False)
     return loop.run(request)
