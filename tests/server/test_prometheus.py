@@ -9,6 +9,7 @@ without it on PATH the test skips and says how to install it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -66,49 +67,62 @@ class Prometheus:
             time.sleep(0.3)
 
 
-@pytest.fixture(scope="module")
-def prometheus(live, tmp_path_factory):
-    """prometheus scraping the live service every second, with the shipped alert rules."""
+@contextlib.contextmanager
+def run_prometheus(target_url: str, root, job: str = "sightline"):
+    """prometheus scraping `target_url` every second with the shipped alert rules, until the block ends."""
     binary = _prometheus_binary()
-    root = tmp_path_factory.mktemp("prometheus")
     port = free_port()
-    target = live.url.split("//", 1)[1]
+    target = target_url.split("//", 1)[1]
     config = root / "prometheus.yml"
     config.write_text(json.dumps({  # JSON is YAML
         "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
         "rule_files": [str(ALERTS)],
-        "scrape_configs": [{"job_name": "sightline", "static_configs": [{"targets": [target]}]}],
+        "scrape_configs": [{"job_name": job, "static_configs": [{"targets": [target]}]}],
     }))
     log = (root / "prometheus.log").open("wb")
     process = subprocess.Popen([binary, f"--config.file={config}", f"--storage.tsdb.path={root / 'data'}",
                                 f"--web.listen-address=127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        if process.poll() is not None:
-            pytest.fail(f"prometheus exited: {(root / 'prometheus.log').read_text()[-3000:]}")
-        try:
-            targets = _get(f"{url}/api/v1/targets")["data"]["activeTargets"]
-            if targets and all(t["health"] == "up" for t in targets):
-                break
-        except OSError:
-            pass
-        assert time.monotonic() < deadline, (root / "prometheus.log").read_text()[-3000:]
-        time.sleep(0.3)
-    yield Prometheus(url)
-    process.send_signal(signal.SIGTERM)
     try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    log.close()
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"prometheus exited: {(root / 'prometheus.log').read_text()[-3000:]}")
+            try:
+                targets = _get(f"{url}/api/v1/targets")["data"]["activeTargets"]
+                if targets and all(t["health"] == "up" for t in targets):
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, (root / "prometheus.log").read_text()[-3000:]
+            time.sleep(0.3)
+        yield Prometheus(url)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
 
 
-def _dashboard_queries() -> list[tuple[str, str]]:
-    """(panel title, PromQL) of every panel target, Grafana variables filled in."""
+@pytest.fixture(scope="module")
+def prometheus(live, tmp_path_factory):
+    """prometheus scraping the live service every second, with the shipped alert rules."""
+    with run_prometheus(live.url, tmp_path_factory.mktemp("prometheus")) as server:
+        yield server
+
+
+def dashboard_queries(row: str | None = None) -> list[tuple[str, str]]:
+    """(panel title, PromQL) of every panel target (of one row's panels, when given), variables filled in."""
     dashboard = json.loads(DASHBOARD.read_text())
     out = []
+    current = None
     for panel in dashboard["panels"]:
+        if panel["type"] == "row":
+            current = panel["title"]
+        if row is not None and current != row:
+            continue
         for target in panel.get("targets", []):
             expr = target["expr"].replace("$__rate_interval", "1m").replace("$job", "sightline")
             out.append((panel["title"], expr))
@@ -152,7 +166,7 @@ def test_dashboard_queries_return_data_and_counters_sum_over_workers(live, prome
     _traffic(live)
     prometheus.wait_scrapes(3)
 
-    for title, expr in _dashboard_queries():
+    for title, expr in dashboard_queries():
         assert prometheus.query(expr), f"panel '{title}' has no data: {expr}"
 
     assert prometheus.scalar('sum(sightline_requests_total{job="sightline"})') == live.rag_requests

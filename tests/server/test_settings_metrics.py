@@ -115,8 +115,11 @@ def test_a_bad_flag_names_the_command_line():
 
 
 def test_every_setting_but_the_source_has_a_check():
-    names = [f.name for f in dataclasses.fields(settings_module.ServiceSettings) if f.name != "source"]
+    names = [f.name for f in dataclasses.fields(settings_module.ServiceSettings) if f.name not in ("source", "llm")]
     assert list(settings_module._READ) == names
+    # `llm:` is read as one section (server/settings.py _llm): every key of it has its check
+    assert tuple(settings_module._LLM_READ) == settings_module.LLM_KEYS
+    assert set(settings_module.LLM_ENV.values()) <= set(settings_module.LLM_KEYS)
 
 
 def test_default_workers_one_per_core_capped():
@@ -192,7 +195,9 @@ def test_dashboard_is_importable_json_with_a_datasource_variable():
     exprs = " ".join(t["expr"] for p in dashboard["panels"] for t in p.get("targets", []))
     for name in ("sightline_requests_total", "sightline_request_seconds_bucket", "sightline_stage_seconds_bucket",
                  "sightline_retrieval_seconds_bucket", "sightline_validation_issues_total", "sightline_retries_total",
-                 "sightline_router_reloads_total", "sightline_router_config", "sightline_kb_chunks"):
+                 "sightline_router_reloads_total", "sightline_router_config", "sightline_kb_chunks",
+                 "sightline_llm_seconds_bucket", "sightline_llm_seconds_count", "sightline_llm_tokens_total",
+                 "sightline_composer_fallbacks_total"):
         assert name in exprs, name
     for panel in dashboard["panels"]:
         if panel["type"] != "row":
