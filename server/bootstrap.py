@@ -58,10 +58,12 @@ def limit_threads(workers: int) -> None:
 
 def profile_composers(extractive: ExtractiveComposer, llm: LLMSettings | None
                       ) -> dict[str, ExtractiveComposer | LLMComposer]:
-    """The composer of every profile (server/profiles.py): "auto" gets the LLM when one is configured."""
-    generative = LLMComposer(llm, fallback=extractive) if llm is not None else None
-    return {name: generative if profile.composer == "auto" and generative is not None else extractive
-            for name, profile in PROFILES.items()}
+    """The profiles (server/profiles.py) not answered by the extractive composer, and their composer:
+    "auto" profiles get the LLM when one is configured (its fallback is `extractive`)."""
+    if llm is None:
+        return {}
+    generative = LLMComposer(llm, fallback=extractive)
+    return {name: generative for name, profile in PROFILES.items() if profile.composer == "auto"}
 
 
 def build_loop(kb_config: KBConfig | None = None, router_config: RouterConfig | None = None,

@@ -31,7 +31,7 @@ from validation.agent import ValidationAgent
 from validation.types import Adjustment, Verdict
 
 from .feedback import feedback_for
-from .profiles import DEFAULT_PROFILE, PROFILES
+from .profiles import DEFAULT_PROFILE
 from .status import final_status, flag_issues, insufficient_text
 
 TRACE_LEVELS = ("none", "summary", "full")
@@ -143,8 +143,8 @@ class AnswerLoop:
                  perception: PerceptionAgent, router: Router, composer: ExtractiveComposer,
                  validator: ValidationAgent, composers: Mapping[str, ExtractiveComposer | LLMComposer] | None = None,
                  ) -> None:
-        """`composer` is the extractive one; `composers` the composer of each profile (default:
-        `composer` for every profile of server/profiles.py)."""
+        """`composer` is the extractive one, which answers every profile `composers` does not name
+        (profile -> composer, e.g. the default profile's LLM composer)."""
         self.kb_config = kb_config
         self.router_config = router_config
         self.retriever = retriever
@@ -154,8 +154,6 @@ class AnswerLoop:
         self.composer = composer
         self.validator = validator
         self.composers: dict[str, ExtractiveComposer | LLMComposer] = dict(composers or {})
-        for name in PROFILES:
-            self.composers.setdefault(name, composer)
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -177,6 +175,10 @@ class AnswerLoop:
         self.perception.set_known_sources(self.retriever.public_sources())
         self.perception.warm_up(eager=eager)
         self.router.warm_up()
+
+    def composer_for(self, profile: str) -> ExtractiveComposer | LLMComposer:
+        """The composer that answers a profile (server/profiles.py); the extractive one by default."""
+        return self.composers.get(profile, self.composer)
 
     def set_router_config(self, config: RouterConfig) -> None:
         """Swap in a new (already validated) router config; takes effect on the next request."""
@@ -211,7 +213,7 @@ class AnswerLoop:
             trace.add(Operation(op="perceive.followup", params=followup.to_dict(), stage="perceive",
                                 input_count=len(request.history), output_count=len(perception.entities),
                                 kept=[f"turn {followup.from_turn}"], reason=followup.reason))
-        composer = self.composers.get(request.profile, self.composer)
+        composer = self.composer_for(request.profile)
         session = composer.session() if isinstance(composer, LLMComposer) else None
         feedback: list[Feedback] = []
         attempts: list[Attempt] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.names import NAME_PATTERN, NAME_RULE
+from orchestration.compose.llm import FALLBACK_REASONS
 
 from ..loop import STAGES, TRACE_LEVELS
 from ..metrics import REQUEST_STATUSES
@@ -114,7 +115,19 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
         "plan": plan, "validation": verdict, "attempts": _arr(attempt), "operations": _arr(operation),
         "timing": timing, "config_version": {**STR, "description": "Router config version (content hash)."},
         "caller": _ref("Caller"),
+        "composer": _ref("Composer"),
     }, extra=False)
+    composer = _obj({
+        "profile": {**STR, "description": "The answer profile: sightline or sightline-extractive."},
+        "used": {"enum": ["llm", "extractive"], "description": "Who wrote the final answer."},
+        "model": {**NSTR, "description": "The profile's LLM model, null when it has none."},
+        "fallback": {"oneOf": [{"enum": list(FALLBACK_REASONS)}, NULL],
+                     "description": "Why the LLM's answer was not used (the extractive composer answered); null "
+                                    "when it was, or when no LLM is configured."},
+        "detail": {**NSTR, "description": "What happened to the LLM call, with a fallback."},
+        "llm_calls": INT, "tokens": _obj({"prompt": INT, "completion": INT}, extra=False),
+        "llm_ms": {**NUM, "description": "Milliseconds spent in LLM calls, every attempt."},
+    }, extra=False, description="Who composed the answer and what the LLM cost (docs/COMPOSER.md).")
     caller = _obj({"name": {**STR, "description": "The API key's name, the gateway user, or anonymous; never a key."},
                    "kind": {"enum": ["key", "gateway", "anonymous", "operator"]},
                    "groups": {**_arr(STR), "description": "ACL groups whose documents the caller may see "
@@ -128,7 +141,7 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
                "embedder": {"type": ["object", "null"]}, "dense_index": NSTR})
     chat = _chat_schemas(limits, rag_request, rag_response)
     return {**chat, "RagRequest": rag_request, "RagResponse": rag_response, "Citation": citation, "Error": error,
-            "KnowledgeBase": kb, "Caller": caller,
+            "KnowledgeBase": kb, "Caller": caller, "Composer": composer,
             "KnowledgeBases": _obj({"knowledge_bases": _arr(_ref("KnowledgeBase")), "config_version": STR,
                                     "caller": _ref("Caller")}),
             "Health": _obj({"status": {"enum": ["ok"]}, "pid": INT}),
