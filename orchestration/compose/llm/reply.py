@@ -7,7 +7,8 @@ Promises:
   has no citation, and the citation check reports it (`invalid_citation`).
 - One claim per sentence; a marker the sentence splitter left at the start of the next sentence
   ("... per hour. [2] The ...") belongs to the sentence before it. Bullets and numbering are
-  dropped; a trailing "Sources:" / "References:" list is not part of the answer.
+  dropped; a trailing "Sources:" / "References:" section, or two or more trailing lines that
+  each start with a marker ("[1] Title, source"), is a list of sources, not part of the answer.
 - A sentence saying the knowledge base does not say is a notice (it needs no citation); any
   other sentence is a fact (or, in a comparison, a relation when `relations.read_relation`
   recovers one), cited or not: an uncited fact is validation's finding, not the parser's.
@@ -99,8 +100,13 @@ def _paragraphs(content: str) -> list[list[str]]:
         if _SOURCES_HEADING.match(line):
             break
         lines.append(_BULLET.sub("", line).strip())
-    while lines and _SOURCE_LINE.match(lines[-1]):  # "[1] Title, source" lines at the end
+    while lines and not lines[-1]:
         lines.pop()
+    tail = 0
+    while tail < len(lines) and _SOURCE_LINE.match(lines[len(lines) - 1 - tail]):
+        tail += 1
+    if tail >= 2:  # a list of "[1] Title, source" lines at the end (one such line may be a claim)
+        del lines[len(lines) - tail:]
     out: list[list[str]] = []
     for line in lines:
         if not line:

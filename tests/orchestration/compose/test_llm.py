@@ -129,6 +129,14 @@ def test_reply_is_renumbered_by_first_use_and_markers_stay_with_their_sentence()
     assert parsed.text == "E5102 is triggered below 95% speed. [1] E4027 is an engine vibration code [2]."
 
 
+def test_a_trailing_list_of_sources_is_dropped_but_one_cited_line_is_a_claim():
+    listed = parse_reply("E5102 is triggered below 95% speed [2].\n\n[1] Fault code E4027\n[2] Fault code E5102",
+                         EVIDENCE)
+    assert [c.text for c in listed.claims] == ["E5102 is triggered below 95% speed [1]."]
+    single = parse_reply("E4027 is a vibration code [1].\n[2] E5102 is triggered below 95% speed.", EVIDENCE)
+    assert [c.citations for c in single.claims] == [[1], [2]]
+
+
 def test_an_index_beyond_the_evidence_keeps_its_number_and_has_no_citation():
     parsed = parse_reply("- E5102 is an APU start failure [7].\n- E4027 is a vibration code [1].", EVIDENCE)
     assert [c.citations for c in parsed.claims] == [[7], [1]]
