@@ -206,6 +206,12 @@ def test_a_failed_call_falls_back_to_the_extractive_answer_within_the_budget(llm
     assert [op["params"]["fallback"] for op in ops] == [reason]
 
 
+def test_a_slow_reply_that_ends_within_the_timeout_is_used(llm_loop, standin):
+    body = ask(llm_loop, standin, E5102, Reply(GOOD_E5102, trickle=0.008))  # ~25 pieces, ~0.2 s of 0.5 s
+    assert body["status"] == "answered" and body["composer"]["used"] == "llm"
+    assert 100 < body["composer"]["llm_ms"] < TIMEOUT * 1000
+
+
 def test_a_server_that_is_down_falls_back(answer_loop, standin):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

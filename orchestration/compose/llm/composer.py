@@ -19,6 +19,7 @@ Contract (as every Sightline component): a cheap constructor of plain values (LL
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 
@@ -34,6 +35,7 @@ from .prompt import build_messages
 from .reply import parse_reply
 from .settings import LLMSettings
 
+log = logging.getLogger("sightline.compose.llm")
 FALLBACK_REASONS = ("timeout", "connection", "http_4xx", "http_5xx", "malformed", "empty", "uncited", "budget")
 MIN_CALL_SECONDS = 0.05  # less budget than this left: do not start a call
 
@@ -128,9 +130,16 @@ class LLMComposer:
         """The reply as an Answer, or the fallback when it is empty or cites nothing."""
         language = perception.language if perception.language in ("en", "zh") else "en"
         sides = comparison_sides(perception) if perception.action == "compare" else []
-        parsed = parse_reply(reply.content, evidence, sides, self.snippet_chars)
         call = LLMCall(self.settings.model, ms, "ok", "", reply.prompt_tokens, reply.completion_tokens,
                        reply.finish_reason)
+        try:
+            parsed = parse_reply(reply.content, evidence, sides, self.snippet_chars)
+        except Exception:  # noqa: BLE001 - the reply is untrusted input: a parser bug must not fail the request
+            log.exception("the LLM's reply could not be parsed; the extractive composer answers",
+                          extra={"event": "llm_reply", "chars": len(reply.content)})
+            call.outcome, call.detail = "malformed", "the LLM's reply could not be read into claims"
+            session.fail(call.outcome, call.detail)
+            return self._fallback(perception, evidence, excluded_claims, call.outcome, call.detail, [call])
         problem = None
         if not parsed.claims:
             problem = ("empty", "the LLM's reply is empty")

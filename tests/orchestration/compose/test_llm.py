@@ -178,6 +178,18 @@ def test_every_failure_falls_back_to_the_extractive_answer_and_says_why(standin,
     assert answer.llm_calls[0].outcome == reason and "the LLM answer was not used" in answer.notes[-1]
 
 
+def test_a_reply_the_parser_chokes_on_falls_back(standin, agent, monkeypatch):
+    from orchestration.compose.llm import composer as module
+
+    def broken(*args, **kwargs):
+        raise IndexError("a parser bug")
+
+    monkeypatch.setattr(module, "parse_reply", broken)
+    standin.script(Reply("E5102 [1]."))
+    answer = LLMComposer(settings(standin.url)).run(agent.run("What triggers error code E5102?", None), [E5102])
+    assert answer.fallback == "malformed" and answer.composer == "extractive"
+
+
 def test_a_failure_is_remembered_for_the_rest_of_the_request(standin, agent):
     standin.script(Reply(delay=0.8))
     composer = LLMComposer(settings(standin.url))
