@@ -73,6 +73,12 @@ _SLOT_ZH: dict[str, re.Pattern] = {
     "definition": re.compile(r"是|指|即|称为|定义"),
     "procedure": re.compile(r"先|然后|随后|之后|完成后|须|应|需|步骤|提交|联系|检查|更换|重置|按"),
 }
+# A day named relative to the text's own date ("Lantern 1.0 ships today"): it states a date when
+# the document carries its publication date, which the citation shows next to it.
+_DEICTIC_DATE = {
+    "en": re.compile(r"\b(?:today|yesterday|tomorrow|tonight|this\s+(?:morning|afternoon|evening|week))\b", re.I),
+    "zh": re.compile(r"今天|今日|昨天|昨日|明天|本周|日前|近日"),
+}
 CONTEXT_CREDIT = 0.5
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 # A capitalised word or code followed by a number: "PEP 604", "Python 3.16", "Q1 2021", "Season 17"
@@ -95,14 +101,19 @@ def asks_for_code(query: str) -> bool:
     return bool(_ASKS_FOR_CODE.search(query))
 
 
-def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", lenient: bool = False) -> bool:
+def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", lenient: bool = False,
+               published: bool = False) -> bool:
     """True when `text` states a fact of the kind `slot` asks for (always for OPEN_SLOTS).
 
     Numbers the question itself writes (`asked`: "PEP 8", "in 2019") are not an answer: they are
     blanked out of `text` before a number, amount, duration or date is looked for. `lenient`
     (validation's reading) accepts any Chinese sentence for a name or place: Chinese names carry
-    no mark a pattern can see, so only the composer's ranking uses the pattern there."""
+    no mark a pattern can see, so only the composer's ranking uses the pattern there.
+    `published`: the sentence's document carries its publication date, so "today" or "yesterday"
+    in it names a date."""
     if slot in OPEN_SLOTS:
+        return True
+    if slot == "date" and published and _DEICTIC_DATE["zh" if language == "zh" else "en"].search(text):
         return True
     if asked and slot in ("number", "amount", "duration", "date"):
         for number in set(_DIGITS.findall(asked)):

@@ -23,7 +23,8 @@ def answer_bonus(focus: Focus, candidate: Candidate) -> float:
     coverage = focus.coverage(candidate.tokens) if focus.predicate else 0.0
     bonus = COVERAGE_WEIGHT * coverage
     if focus.slot not in OPEN_SLOTS and (coverage > 0 or not focus.predicate) \
-            and fills_slot(focus.slot, candidate.text, candidate.language):
+            and fills_slot(focus.slot, candidate.text, candidate.language,
+                           published=bool(candidate.chunk.metadata.get("published_at"))):
         bonus += SLOT_WEIGHT
     candidate.notes["coverage"] = round(coverage, 3)
     candidate.notes["fills_slot"] = bonus >= SLOT_WEIGHT

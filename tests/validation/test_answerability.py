@@ -124,3 +124,16 @@ def test_a_quarter_the_question_reads_as_its_time_window_is_not_an_identifier(pe
 
     assert Focus.of(perceive("How many E4027 alerts were recorded on AU-NEC in Q2 2025?")).identifiers == ()
     assert Focus.of(perceive("When was PEP 604 accepted?")).identifiers == ("PEP 604",)
+
+
+LAUNCH = "Lantern 1.0 ships today, with full-text search across every note."
+
+
+def test_today_in_a_dated_post_states_the_date_an_undated_one_does_not(perceive, context):
+    """Found on a blog-style folder: "When was Lantern launched?" was refused although the launch
+    post, published 2023-05-01, says "Lantern 1.0 ships today"."""
+    dated = ScoredChunk("launch#0", "kb", LAUNCH, "Launching Lantern", {"published_at": "2023-05-01"})
+    assert verdict(perceive, context, "When was Lantern 1.0 launched?", LAUNCH, dated) == []
+    undated = passage("launch#0", LAUNCH, title="Launching Lantern")
+    issues = verdict(perceive, context, "When was Lantern 1.0 launched?", LAUNCH, undated)
+    assert [i.kind for i in issues] == ["unanswered"] and "date" in issues[0].detail

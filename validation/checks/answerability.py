@@ -90,8 +90,9 @@ def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChun
         return None
     text = tx.strip_markers(claim.text)
     tokens = set(tokenize(text)) | {t for chunk in cited for t in tokenize(chunk.title or "")}
+    published = any(chunk.metadata.get("published_at") for chunk in cited)
     return ClaimReading(index, text, focus.coverage(tokens), fills_slot(focus.slot, text, focus.language, asked,
-                                                                                    lenient=True))
+                                                                                    lenient=True, published=published))
 
 
 def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks: dict[str, ScoredChunk],
