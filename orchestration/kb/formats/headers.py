@@ -109,6 +109,33 @@ def _links(value: str, pep: bool) -> list[Any]:
     return [v for v in re.split(r"\s*,\s*", value) if v]
 
 
+# The header fields a reader of the published page sees at its top, in that order, written into
+# the text (not only into metadata) so that a question about them ("When was PEP 572 created?",
+# "Who wrote PEP 484?") has a sentence to cite.
+SHOWN_FIELDS = ("author", "sponsor", "bdfl_delegate", "pep_delegate", "status", "type", "created",
+                "python_version", "requires", "replaces", "superseded_by", "resolution")
+
+
+def header_text(fields: list[tuple[str, str]]) -> list[str]:
+    """The shown header fields as `PEP 8 – Key: value.` lines (the subject is the PEP number, else
+    the title), in SHOWN_FIELDS order, people's names without their e-mail addresses
+    (`PEP 9999 – Author: Jane Roe, John Doe.`). The subject makes each line a sentence that
+    names what it is about: a bare `Status: Final.` is a fragment the composer never quotes."""
+    keyed = {snake(k): (k, v) for k, v in fields if v}
+    number = keyed.get("pep", ("", ""))[1]
+    subject = f"PEP {int(number)}" if number.isdigit() else keyed.get("title", ("", ""))[1].strip()
+    prefix = f"{subject} – " if subject else ""
+    lines = []
+    for key in SHOWN_FIELDS:
+        if key not in keyed:
+            continue
+        written, value = keyed[key]
+        value = ", ".join(split_names(value)) if key in _NAME_FIELDS else re.sub(r"\s+", " ", value).strip()
+        if value:
+            lines.append(f"{prefix}{written}: {value.rstrip('.')}.")
+    return lines
+
+
 def header_metadata(fields: list[tuple[str, str]]) -> tuple[str, dict[str, Any]]:
     """(title, metadata) of a header block's fields (the table in the module docstring)."""
     keyed = {snake(k): v for k, v in fields}

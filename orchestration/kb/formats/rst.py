@@ -26,7 +26,7 @@ from docutils.parsers.rst.languages import en  # type: ignore[import-untyped]
 from docutils.utils import SystemMessage  # type: ignore[import-untyped]
 
 from . import FormatError, Parsed
-from .headers import header_metadata, snake, split_header
+from .headers import header_metadata, header_text, snake, split_header
 from .markup import CleanText, one_line
 
 _SETTINGS = {
@@ -241,7 +241,9 @@ def parse_rst(content: str, is_rst: bool = True) -> Parsed:
     A `.txt` file's body is reST when its header says so (`Content-Type: text/x-rst`, as PEPs
     written in reST did) or it carries a `PEP` number; otherwise it is plain text. A PEP's
     Copyright section (the same public-domain notice in every PEP) is left out. A file that is
-    a header block alone has its fields as its text ("Status: Rejected."), so it is not lost.
+    a header block alone has its fields as its text ("Status: Rejected."), so it is not lost;
+    otherwise the shown fields (`headers.SHOWN_FIELDS`: authors, status, type, created, ...) open
+    the text as `Key: value.` lines, as the published page shows them above the body.
     """
     split = split_header(content)
     fields, body = split if split else ([], content)
@@ -260,4 +262,9 @@ def parse_rst(content: str, is_rst: bool = True) -> Parsed:
             if value:
                 out.paragraph(f"{key}: {value}.")
         text = out.text()
+    elif fields and (is_rst or "pep" in keys):  # the header as the published page shows it, ahead of the body
+        out = CleanText()
+        for line in header_text(fields):
+            out.paragraph(line)
+        text = f"{out.text()}\n\n{text}" if out.text() else text
     return Parsed(title or first, text, meta)

@@ -78,6 +78,21 @@ def test_every_pep_status_maps_into_the_service_vocabulary_and_the_original_is_k
     assert doc.metadata["source_status"].lower() == written
 
 
+def test_the_header_opens_the_text_so_questions_about_it_have_a_sentence_to_cite():
+    """Found on the PEPs: "When was PEP 572 created?" was refused ("the cited sources never name
+    PEP 572"): the Created date was metadata only, so no sentence of PEP 572 stated it."""
+    from orchestration.compose.focus import fills_slot
+
+    doc = _doc("pep-9999.rst")
+    sentences = _sentences(doc)
+    assert sentences[:4] == ["PEP 9999 – Author: Jane Roe, John Doe.", "PEP 9999 – Status: Superseded.",
+                             "PEP 9999 – Type: Standards Track.", "PEP 9999 – Created: 07-Feb-2001."], \
+        "as the published page shows them, names without e-mails, each naming its PEP"
+    assert "PEP 9999 – Superseded-By: 10000." in sentences and not any("Discussions-To" in s for s in sentences)
+    assert fills_slot("date", sentences[3]) and fills_slot("actor", sentences[0])
+    assert _chunks(doc)[0].text.startswith("PEP 9999 – Author: Jane Roe, John Doe.")
+
+
 def test_rst_markup_never_becomes_a_sentence_code_stays_fenced_and_flagged():
     doc = _doc("pep-9999.rst")
     assert "```python\nfrom config import freeze" in doc.text  # the code-block directive, options dropped
