@@ -18,7 +18,7 @@ def labelled(rules, text):
 
 
 @pytest.mark.parametrize("code", ["A320", "B737", "E4027", "LEAP-1A", "GPT-4", "GPT-4o", "A320neo", "COVID-19",
-                                  "737-800", "0x80070005", "X1"])
+                                  "737-800", "0x80070005", "X1", "PEP 3103", "RFC 9110", "ISO 8601"])
 def test_codes(rules, code):
     entities = rules.extract(f"What about {code} here?")
     assert [(e.text, e.label, e.origin) for e in entities] == [(code, "CODE", "pattern")]
@@ -30,7 +30,8 @@ def test_codes_inside_chinese_and_punctuation(rules, text, code):
     assert code in [e.text for e in rules.extract(text) if e.label == "CODE"]
 
 
-@pytest.mark.parametrize("text", ["Q2 results", "in H1", "iPhone", "version 3.2", "2023", "ab12", "FY2024"])
+@pytest.mark.parametrize("text", ["Q2 results", "in H1", "iPhone", "version 3.2", "2023", "ab12", "FY2024",
+                                  "pay USD 500 now", "EUR 50", "PEP 3.1"])
 def test_not_codes(rules, text):
     assert [e for e in rules.extract(text) if e.label == "CODE"] == []
 
