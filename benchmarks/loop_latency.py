@@ -1,0 +1,147 @@
+"""The agents loop's latency per stage over MultiHop-RAG dev queries, with a results check.
+
+    python -m benchmarks.loop_latency [--data DIR] [--every 4] [--passes 3] [--json]
+                                      [--save RUN.json] [--compare RUN.json] [--out FIGURES.json]
+
+Runs `AnswerLoop.run` (the code path of POST /rag, retries included) with the MultiHop-RAG
+router config over a deterministic subset of the dev queries (every `--every`-th, file order)
+and prints the median and p95 milliseconds of each stage (perceive, route, retrieve, compose,
+validate) and of the whole run. The eval knowledge base is built once through the normal
+ingest (evaluation/builds.py, var/eval/kb/multihop) and reused while nothing changed.
+
+Every pass after the first untimed warm-up pass is timed; a query's figure is its median
+over the passes, and the table's median and p95 are over queries. The machine may be shared:
+the load average before and after is printed; compare runs interleaved and read ratios.
+
+`--save` stores what each query produced (status, answer, each attempt's evidence ids);
+`--compare` checks a run against a stored one and exits 1 on any difference, so a speed
+change that alters results is caught by the benchmark itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+STAGES = ("perceive", "route", "retrieve", "compose", "validate", "total")
+
+
+def _load() -> str:
+    """The 1/5/15-minute load averages as text."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _fingerprint(body: dict[str, Any]) -> dict[str, Any]:
+    """What a run must reproduce: status, answer, citations and each attempt's evidence."""
+    return {"status": body["status"], "answer": body["answer"],
+            "citations": [c["chunk_id"] for c in body["citations"]],
+            "attempts": [a["evidence"] for a in body["attempts"]]}
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank q-quantile (as evaluation.stats.percentile)."""
+    ordered = sorted(values)
+    return ordered[int(q * (len(ordered) - 1))]
+
+
+def run(data: Path | None, every: int, passes: int, limit: int | None, progress: bool, build: bool = True
+        ) -> dict[str, Any]:
+    """Build or reuse the KB, run the subset `passes` times (+1 warm-up); figures and results.
+
+    `build=False` opens the KB's current build as it is (no checksum of inputs and pipeline
+    code), so code versions compared side by side serve the very same build.
+    """
+    from evaluation.builds import build_eval_kb
+    from evaluation.datasets import load_queries, set_folder
+    from evaluation.multihop_loop import _query_date, build_loop
+    from evaluation.runner import eval_kb_config
+    from server.loop import AskRequest
+
+    folder = set_folder("multihop", data)
+    config = eval_kb_config(folder.parent).only("multihop")
+    built = build_eval_kb(config, "multihop", progress=progress) if build else {"chunks": None}
+    queries = load_queries("multihop", folder)[::every][:limit]
+    started = time.perf_counter()
+    loop = build_loop(config, "multihop")
+    load_s = time.perf_counter() - started
+    requests = [AskRequest(query=q.text, now=_query_date(q), trace="summary") for q in queries]
+    per_query: list[dict[str, list[float]]] = [{s: [] for s in STAGES} for _ in queries]
+    results: dict[str, Any] = {}
+    load_before = _load()
+    for number in range(passes + 1):
+        gc.collect()
+        for i, (query, request) in enumerate(zip(queries, requests, strict=True)):
+            body = loop.run(request)
+            if number == 0:
+                results[query.id] = _fingerprint(body)
+                continue
+            for stage in STAGES:
+                per_query[i][stage].append(body["timing"][stage])
+        if progress:
+            print(f"pass {number}{' (warm-up)' if number == 0 else ''} done, load {_load()}", file=sys.stderr)
+    medians = {s: [statistics.median(q[s]) for q in per_query] for s in STAGES}
+    figures = {s: {"median_ms": round(statistics.median(v), 2), "p95_ms": round(percentile(v, 0.95), 2),
+                   "mean_ms": round(statistics.fmean(v), 2)} for s, v in medians.items()}
+    return {"queries": len(queries), "every": every, "passes": passes, "load_before": load_before,
+            "load_after": _load(), "loop_load_s": round(load_s, 2), "kb_chunks": built["chunks"],
+            "stages": figures, "results": results}
+
+
+def compare(results: dict[str, Any], stored: dict[str, Any]) -> list[str]:
+    """Query ids whose results differ from the stored run's (or are missing from either)."""
+    return sorted(q for q in set(results) | set(stored) if results.get(q) != stored.get(q))
+
+
+def table(figures: dict[str, Any]) -> str:
+    """The per-stage figures as a Markdown table."""
+    lines = ["| stage | median ms | p95 ms | mean ms |", "|---|---:|---:|---:|"]
+    for stage, f in figures["stages"].items():
+        lines.append(f"| {stage} | {f['median_ms']} | {f['p95_ms']} | {f['mean_ms']} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.loop_latency", description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=None, help="the folder holding multihop_rag/ (../shared/eval)")
+    parser.add_argument("--every", type=int, default=4, help="take every N-th dev query (file order)")
+    parser.add_argument("--limit", type=int, default=None, help="at most this many queries of the subset")
+    parser.add_argument("--passes", type=int, default=3, help="timed passes after one warm-up pass")
+    parser.add_argument("--no-build", action="store_true",
+                        help="serve the KB's current build as it is (no ingest check); it must exist")
+    parser.add_argument("--save", type=Path, help="store each query's results here")
+    parser.add_argument("--compare", type=Path, help="fail when results differ from this stored run")
+    parser.add_argument("--out", type=Path, help="write the figures (without results) as JSON here")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    args = parser.parse_args(argv)
+    figures = run(args.data, args.every, args.passes, args.limit, not args.quiet, build=not args.no_build)
+    results = figures.pop("results")
+    status = 0
+    if args.save:
+        args.save.write_text(json.dumps(results, ensure_ascii=False, indent=0), encoding="utf-8")
+    if args.compare:
+        differ = compare(results, json.loads(args.compare.read_text(encoding="utf-8")))
+        figures["results_differ"] = differ
+        if differ:
+            print(f"results differ from {args.compare} on {len(differ)} queries: {differ[:10]}", file=sys.stderr)
+            status = 1
+    if args.out:
+        args.out.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    if args.json:
+        print(json.dumps(figures, indent=1))
+    else:
+        print(f"{figures['queries']} queries (every {args.every}th dev query), {args.passes} passes; "
+              f"load {figures['load_before']} -> {figures['load_after']}")
+        print(table(figures))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
