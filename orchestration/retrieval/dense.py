@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import faiss
 import numpy as np
@@ -118,6 +119,38 @@ class DenseIndex:
             search_params = faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]
         scores, rows = self.index.search(queries, min(k, selected.size), params=search_params)
         return [_valid(r, s) for r, s in zip(rows, scores, strict=True)]
+
+    def scan(self, query: np.ndarray) -> np.ndarray | None:
+        """One query vector's score against every row of an exact index (None for HNSW).
+
+        The values are FAISS's own inner products (`fvec_inner_products_ny`, the kernel the flat
+        search runs), so `select` over them returns what `search` would, bit for bit, under any
+        number of masks: several filtered searches of one query scan the vectors once.
+        """
+        if self.kind != "flat" or self.size == 0:
+            return None
+        flat = self._flat_vectors()
+        query = np.ascontiguousarray(query, dtype=np.float32).reshape(-1)
+        out = np.empty(self.size, dtype=np.float32)
+        faiss.fvec_inner_products_ny(  # type: ignore[attr-defined]  # not in faiss's stubs
+            faiss.swig_ptr(out), faiss.swig_ptr(query), faiss.swig_ptr(flat), self.index.d, self.size)
+        return out
+
+    def _flat_vectors(self) -> np.ndarray:
+        """The flat index's stored vectors as an (n, d) array, without a copy (mapped pages)."""
+        codes = faiss.rev_swig_ptr(cast("faiss.IndexFlat", self.index).get_xb(), self.size * self.index.d)
+        return np.asarray(codes).reshape(self.size, self.index.d)
+
+    @staticmethod
+    def select(scores: np.ndarray, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Top-k rows of a `scan`, best first, restricted to `allowed` rows, as `search` ranks them.
+
+        FAISS orders equal scores by descending row (its result heap compares (score, id)), so
+        the selection runs on the reversed arrays, where `top_k`'s lower-position-first is that.
+        """
+        last = scores.shape[0] - 1
+        positions, best = top_k(scores[::-1], k, allowed=None if allowed is None else allowed[::-1])
+        return last - positions, best
 
     def _exact_over(self, queries: np.ndarray, selected: np.ndarray, k: int
                     ) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -69,6 +69,29 @@ class SearchRequest:
         return (self.kb,) if isinstance(self.kb, str) else tuple(self.kb)
 
 
+@dataclass
+class _Shared:
+    """Work the searches of one `Retriever.run` call share, keyed by what determines it.
+
+    Tasks often repeat a query text under different filters (one task per named source,
+    dated and undated), and every filtered search also ranks its candidates unfiltered to
+    name what the filter rejected. Per distinct query and KB, BM25 scores every row once and
+    the exact dense index scans every vector once; each mask then only selects its top-k.
+    Results are those of separate searches, bit for bit (the same arrays, the same selection).
+    """
+
+    tokens: dict[str, list[str]] = field(default_factory=dict)
+    keyword: dict[tuple, Any] = field(default_factory=dict)     # (kb, tokens, idf kbs) -> QueryScores
+    dense: dict[tuple, Any] = field(default_factory=dict)       # (kb, query) -> scan, or None (HNSW)
+    selected: dict[tuple, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    def tokenize(self, text: str) -> list[str]:
+        """The query's tokens, tokenised once per call."""
+        if text not in self.tokens:
+            self.tokens[text] = tokenize(text)
+        return self.tokens[text]
+
+
 class Retriever:
     """Searches knowledge bases; cheap to construct, `warm_up()` maps indexes and loads the model."""
 
@@ -170,21 +193,25 @@ class Retriever:
         for model, (embedder, group) in groups.items():
             found = self._embed(embedder, [r.query for r in group], [kb for r in group for kb in r.kbs], trace)
             vectors.update({r.id: found[(model, r.query)] for r in group})
-        return [self._run_one(r, vectors.get(r.id), trace, now, acl_groups, apply_credibility)
+        shared = _Shared()
+        return [self._run_one(r, vectors.get(r.id), trace, now, acl_groups, apply_credibility, shared)
                 for r in requests]
 
     # --- one request -------------------------------------------------------------------
 
     def _run_one(self, request: SearchRequest, vector: np.ndarray | None, trace: Trace, now: dt.date,
-                 acl_groups: Sequence[str] | None, apply_credibility: bool) -> list[ScoredChunk]:
+                 acl_groups: Sequence[str] | None, apply_credibility: bool, shared: _Shared | None = None
+                 ) -> list[ScoredChunk]:
+        shared = shared or _Shared()
         kbs = [self.kb(name) for name in request.kbs]
         idf = None
         if len(kbs) > 1 and request.search in ("keyword", "hybrid"):
-            idf = shared_idf([kb.bm25 for kb in kbs if kb.bm25 is not None], tokenize(request.query))
+            idf = shared_idf([kb.bm25 for kb in kbs if kb.bm25 is not None], shared.tokenize(request.query))
         arms: list[KBArm] = []
         factors: dict[KBRow, float] = {}
         for kb in kbs:
-            kb_arms, kb_factors = self._arms(kb, request, vector, trace, now, acl_groups, apply_credibility, idf)
+            kb_arms, kb_factors = self._arms(kb, request, vector, trace, now, acl_groups, apply_credibility, idf,
+                                             shared)
             arms.extend(KBArm(kb.name, arm) for arm in kb_arms)
             factors.update(((kb.name, row), f) for row, f in kb_factors.items())
         first = kbs[0].settings.fusion
@@ -222,7 +249,7 @@ class Retriever:
 
     def _arms(self, kb: KnowledgeBase, request: SearchRequest, vector: np.ndarray | None, trace: Trace,
               now: dt.date, acl_groups: Sequence[str] | None, apply_credibility: bool,
-              idf: dict[str, float] | None) -> tuple[list[RankedList[int]], dict[int, float]]:
+              idf: dict[str, float] | None, shared: _Shared) -> tuple[list[RankedList[int]], dict[int, float]]:
         """One KB's ranked arms for the request (credibility-weighed) and the multiplier per row."""
         assert kb.columns is not None and kb.store is not None  # self.kb() opened it or raised
         candidates = request.candidates or max(kb.settings.candidates, request.top_k)
@@ -233,9 +260,10 @@ class Retriever:
         arms: list[RankedList[int]] = []
         weights = dict(kb.settings.fusion.weights, **(request.weights or {}))
         if request.search in ("keyword", "hybrid"):
-            arms.append(self._keyword(kb, request, candidates, allowed, visible, hidden, weights, trace, idf))
+            arms.append(self._keyword(kb, request, candidates, allowed, visible, hidden, weights, trace, idf, shared))
         if request.search in ("vector", "hybrid") and vector is not None:
-            arms.append(self._vector(kb, request, vector, candidates, allowed, visible, hidden, weights, trace))
+            arms.append(self._vector(kb, request, vector, candidates, allowed, visible, hidden, weights, trace,
+                                     shared))
         factors: dict[int, float] = {}
         if apply_credibility:
             arms, factors = self._weigh_by_credibility(arms, kb, now, request, trace)
@@ -285,14 +313,23 @@ class Retriever:
         op.output_count = len(rows)
         op.kept = [kb.chunk_ids[int(r)] for r in rows]
 
-    def _keyword(self, kb, request, candidates, allowed, visible, hidden, weights, trace, idf=None) -> RankedList[int]:
-        tokens = tokenize(request.query)
+    def _keyword(self, kb, request, candidates, allowed, visible, hidden, weights, trace, idf, shared: _Shared
+                 ) -> RankedList[int]:
+        tokens = shared.tokenize(request.query)
         with trace.operation("retrieve.keyword", task=request.id, kb=kb.name, tokens=tokens, k=candidates,
                              filters=request.filters.to_dict(), shared_idf=idf is not None) as op:
-            scored = kb.bm25.score_query(tokens, idf)
-            rows, values = kb.bm25.select(scored, candidates, allowed)
+            key = (kb.name, request.query, request.kbs if idf is not None else None)
+            if key not in shared.keyword:
+                shared.keyword[key] = kb.bm25.score_query(tokens, idf)
+            scored = shared.keyword[key]
+
+            def select(mask: np.ndarray | None, filters: Filters) -> tuple[np.ndarray, np.ndarray]:
+                return self._select_once(shared, ("keyword", *key, candidates, _mask_key(filters)),
+                                         lambda: kb.bm25.select(scored, candidates, mask))
+
+            rows, values = select(allowed, request.filters)
             if not request.filters.empty:
-                unfiltered, _ = kb.bm25.select(scored, candidates, visible)
+                unfiltered, _ = select(visible, Filters())
                 op.rejected = self._rejections(kb, request, unfiltered, allowed)
             self._record(op, kb, rows, hidden)
             if hidden:
@@ -300,15 +337,39 @@ class Retriever:
         return RankedList(f"{request.id}:keyword", weights.get("keyword", 0.0),
                           list(zip(rows.tolist(), values.tolist(), strict=True)))
 
-    def _vector(self, kb, request, vector, candidates, allowed, visible, hidden, weights, trace) -> RankedList[int]:
+    def _vector(self, kb, request, vector, candidates, allowed, visible, hidden, weights, trace, shared: _Shared
+                ) -> RankedList[int]:
         with trace.operation("retrieve.vector", task=request.id, kb=kb.name, k=candidates,
                              index=kb.dense.kind, filters=request.filters.to_dict()) as op:
-            (rows, values), = kb.dense.search(vector[None, :], candidates, allowed=allowed)
+            key = (kb.name, request.query)
+            if key not in shared.dense:  # an exact index scans every vector once per query
+                shared.dense[key] = kb.dense.scan(vector)
+            scanned = shared.dense[key]
+
+            def search(mask: np.ndarray | None, filters: Filters) -> tuple[np.ndarray, np.ndarray]:
+                if scanned is None:  # HNSW: a graph walk per mask
+                    return kb.dense.search(vector[None, :], candidates, allowed=mask)[0]
+                return self._select_once(shared, ("vector", *key, candidates, _mask_key(filters)),
+                                         lambda: kb.dense.select(scanned, candidates, mask))
+
+            rows, values = search(allowed, request.filters)
             if not request.filters.empty:
-                (unfiltered, _), = kb.dense.search(vector[None, :], candidates, allowed=visible)
+                unfiltered, _ = search(visible, Filters())
                 op.rejected = self._rejections(kb, request, unfiltered, allowed)
             self._record(op, kb, rows, hidden)
             if hidden:
                 op.reason = f"{hidden} chunk(s) outside the caller's ACL groups not searched"
         return RankedList(f"{request.id}:vector", weights.get("vector", 0.0),
                           list(zip(rows.tolist(), values.tolist(), strict=True)))
+
+    @staticmethod
+    def _select_once(shared: _Shared, key: tuple, select) -> tuple[np.ndarray, np.ndarray]:
+        """A top-k selection, made once per call for a key (the same query, KB, k and filters)."""
+        if key not in shared.selected:
+            shared.selected[key] = select()
+        return shared.selected[key]
+
+
+def _mask_key(filters: Filters) -> str:
+    """What identifies a search's mask within one call: its filters (the caller's ACL is fixed)."""
+    return repr(filters.to_dict())

@@ -51,3 +51,23 @@ def test_filter_allowing_nothing_returns_nothing():
     index = DenseIndex.build(_vectors())
     (rows, _), = index.search(_vectors(1, seed=3), k=5, allowed=np.zeros(600, dtype=bool))
     assert rows.size == 0
+
+
+def test_a_scan_selects_what_a_masked_search_returns_bit_for_bit_ties_included(tmp_path):
+    vectors = _vectors(n=800)
+    vectors[[100, 300]] = vectors[5]  # exact ties: FAISS ranks them by descending row
+    DenseIndex.build(vectors).save(tmp_path / "dense")
+    index = DenseIndex.load(tmp_path / "dense")  # mapped, as a worker reads it
+    rng = np.random.default_rng(3)
+    for i, query in enumerate(np.vstack([vectors[5:6], _vectors(8, seed=2)])):
+        allowed = None if i % 3 == 0 else rng.random(800) < 0.4
+        if allowed is not None:
+            allowed[[5, 100, 300]] = True
+        (rows, scores), = index.search(query[None, :], k=20, allowed=allowed)
+        got_rows, got_scores = index.select(index.scan(query), 20, allowed)
+        assert got_rows.tolist() == rows.tolist()
+        assert got_scores.tobytes() == scores.tobytes()
+
+
+def test_an_hnsw_index_has_no_scan():
+    assert DenseIndex.build(_vectors(), DenseParams(hnsw_threshold=100)).scan(_vectors(1)[0]) is None

@@ -57,6 +57,26 @@ def test_filters_apply_inside_retrieval_and_every_rejection_has_a_reason(demo_re
     assert all(reason for reason in keyword.rejected.values())
 
 
+def test_searches_sharing_a_query_share_the_work_and_return_what_each_alone_would(demo_retriever):
+    query = "test report defect closure"
+    requests = [SearchRequest("a", "reports", query),
+                SearchRequest("b", "reports", query, filters=Filters(status=("closed",))),
+                SearchRequest("c", "reports", query, filters=Filters(doc_type=("test_report",)), top_k=5),
+                SearchRequest("d", "reports", query, search="keyword"),
+                SearchRequest("e", "manuals", query)]
+    together, trace = _search(demo_retriever, *requests)
+    alone = [_search(demo_retriever, r)[0][0] for r in requests]
+
+    def seen(results):
+        return [(r.chunk_id, r.score, r.ranks, r.scores) for r in results]
+
+    assert [seen(r) for r in together] == [seen(r) for r in alone]
+    named = [(o.op, o.params["task"], o.kept, o.rejected) for o in trace.operations if o.op.startswith("retrieve.")]
+    apart = [(o.op, o.params["task"], o.kept, o.rejected) for r in requests
+             for o in _search(demo_retriever, r)[1].operations if o.op.startswith("retrieve.")]
+    assert named == apart
+
+
 def test_acl_restricted_chunks_are_never_returned_or_named_without_the_group(demo_retriever):
     request = SearchRequest("t1", "policies", "salary bands pay grades", top_k=10,
                             filters=Filters(exclude_status=("draft",)))
