@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from core.text import HAN, has_han
-from orchestration.kb.chunking import split_sentences, text_size
+from orchestration.kb.chunking import text_size
 from orchestration.kb.formats.markup import FENCE, is_markup
 from orchestration.retrieval.scored import ScoredChunk
-from orchestration.retrieval.tokenize import tokenize
+from orchestration.textcache import sentences_of, term_set
 
 from .language import sentence_language
 from .measures import stated_dates, stated_quantities
@@ -62,12 +62,12 @@ class Candidate:
     @cached_property
     def tokens(self) -> frozenset[str]:
         """The sentence's BM25 terms (stemmed, codes whole) as a set."""
-        return frozenset(tokenize(self.text))
+        return term_set(self.text)
 
     @cached_property
     def context_tokens(self) -> frozenset[str]:
         """Terms of the sentence together with the chunk title (for side and topic matching)."""
-        return self.tokens | frozenset(tokenize(self.chunk.title or ""))
+        return self.tokens | term_set(self.chunk.title or "")
 
     @cached_property
     def quantities(self):
@@ -172,7 +172,7 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
             continue
         if is_markup(line):
             continue
-        for raw in split_sentences(line):
+        for raw in sentences_of(line):
             sentence = strip_glued_heading(raw, headings)
             if is_fragment(sentence):
                 continue

@@ -84,6 +84,7 @@ class _Shared:
     keyword: dict[tuple, Any] = field(default_factory=dict)     # (kb, tokens, idf kbs) -> QueryScores
     dense: dict[tuple, Any] = field(default_factory=dict)       # (kb, query) -> scan, or None (HNSW)
     selected: dict[tuple, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    reasons: dict[tuple, str] = field(default_factory=dict)     # (kb, filters, row) -> why it fails them
 
     def tokenize(self, text: str) -> list[str]:
         """The query's tokens, tokenised once per call."""
@@ -299,13 +300,23 @@ class Retriever:
         return weighed, multipliers
 
     def _rejections(self, kb: KnowledgeBase, request: SearchRequest, unfiltered_rows: np.ndarray,
-                    allowed: np.ndarray | None) -> dict[str, str]:
-        """chunk_id -> reason for candidates that ranked without the filter but fail it."""
+                    allowed: np.ndarray | None, shared: _Shared) -> dict[str, str]:
+        """chunk_id -> reason for candidates that ranked without the filter but fail it.
+
+        A row's reason depends on the filters only, so both arms and every task with the same
+        filters ask once per row.
+        """
         if allowed is None or request.filters.empty:
             return {}
         assert kb.columns is not None  # only called on an opened knowledge base
-        return {kb.chunk_ids[int(r)]: kb.columns.reason(int(r), request.filters)
-                for r in unfiltered_rows if not allowed[r]}
+        mask_key = _mask_key(request.filters)
+        out: dict[str, str] = {}
+        for row in unfiltered_rows[~allowed[unfiltered_rows]].tolist():
+            key = (kb.name, mask_key, row)
+            if key not in shared.reasons:
+                shared.reasons[key] = kb.columns.reason(row, request.filters)
+            out[kb.chunk_ids[row]] = shared.reasons[key]
+        return out
 
     def _record(self, op, kb: KnowledgeBase, rows: np.ndarray, hidden: int) -> None:
         assert kb.bm25 is not None  # only called on an opened knowledge base
@@ -330,7 +341,7 @@ class Retriever:
             rows, values = select(allowed, request.filters)
             if not request.filters.empty:
                 unfiltered, _ = select(visible, Filters())
-                op.rejected = self._rejections(kb, request, unfiltered, allowed)
+                op.rejected = self._rejections(kb, request, unfiltered, allowed, shared)
             self._record(op, kb, rows, hidden)
             if hidden:
                 op.reason = f"{hidden} chunk(s) outside the caller's ACL groups not searched"
@@ -355,7 +366,7 @@ class Retriever:
             rows, values = search(allowed, request.filters)
             if not request.filters.empty:
                 unfiltered, _ = search(visible, Filters())
-                op.rejected = self._rejections(kb, request, unfiltered, allowed)
+                op.rejected = self._rejections(kb, request, unfiltered, allowed, shared)
             self._record(op, kb, rows, hidden)
             if hidden:
                 op.reason = f"{hidden} chunk(s) outside the caller's ACL groups not searched"

@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from orchestration.kb.chunking import split_sentences
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import is_code, tokenize
+from orchestration.textcache import sentences_of, term_set
 from orchestration.types import Answer
 from perception.types import Perception
 from validation import text as tx
@@ -41,14 +41,14 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
           context: CheckContext) -> list[Issue]:
     """[conflicting_sources] for each cited sentence another source contradicts, else []."""
     stale = set(context.stale_statuses)
-    sentences = [(chunk, s, frozenset(tokenize(s))) for chunk in evidence for s in split_sentences(chunk.text)]
+    sentences = [(chunk, s, term_set(s)) for chunk in evidence for s in sentences_of(chunk.text)]
     issues: list[Issue] = []
     seen: set[tuple[str, str]] = set()
     for claim in answer.claims:
         if claim.kind != "fact":
             continue
         cited = [c.chunk_id for n in claim.citations if (c := answer.citation(n)) is not None]
-        own = frozenset(tokenize(tx.strip_markers(claim.text)))
+        own = term_set(tx.strip_markers(claim.text))
         if len(own) < MIN_TERMS or not cited:
             continue
         for chunk, sentence, terms in sentences:
