@@ -82,14 +82,29 @@ class Fuser:
 
     def fuse(self, lists: Sequence[RankedList[K]]) -> list[Fused[K]]:
         """Fused items best first; ties broken by best single rank, then by key, for determinism."""
+        return self.fuse_top(lists)[0]
+
+    def fuse_top(self, lists: Sequence[RankedList[K]], limit: int | None = None) -> tuple[list[Fused[K]], int]:
+        """The best `limit` fused items (all when None), as `fuse` orders them, and how many there are.
+
+        Only the items returned get a `Fused` with their ranks and raw scores: a search keeps
+        its top_k of some hundred fused rows, and building the rest cost more than fusing.
+        """
         active = [ranked for ranked in lists if ranked.weight > 0]
         totals = self._combine(active, self.k)
-        entries: dict[K, Fused[K]] = {key: Fused(key, score) for key, score in totals.items()}
+        best: dict[K, int] = {}  # the item's best rank in any list (the first tie-break)
+        for ranked in lists:
+            for rank, (key, _score) in enumerate(ranked.items, start=1):
+                if key in totals and rank < best.get(key, rank + 1):
+                    best[key] = rank
+        order = sorted(totals, key=lambda key: (-totals[key], best[key], str(key)))
+        if limit is not None:
+            order = order[:limit]
+        entries: dict[K, Fused[K]] = {key: Fused(key, totals[key]) for key in order}
         for ranked in lists:
             for rank, (key, score) in enumerate(ranked.items, start=1):
                 entry = entries.get(key)
                 if entry is not None and ranked.name not in entry.ranks:
                     entry.ranks[ranked.name] = rank
                     entry.scores[ranked.name] = float(score)
-        return sorted(entries.values(),
-                      key=lambda e: (-e.score, min(e.ranks.values(), default=0), str(e.key)))
+        return [entries[key] for key in order], len(totals)

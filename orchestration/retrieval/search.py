@@ -220,15 +220,15 @@ class Retriever:
                              method=first.method, weights={a.arm.name.split(":")[-1]: a.arm.weight for a in arms}
                              ) as op:
             if len(kbs) == 1:
-                fused = [Fused((kbs[0].name, e.key), e.score, e.ranks, e.scores)
-                         for e in Fuser(first.method, first.k).fuse([a.arm for a in arms])]
+                best, fused_count = Fuser(first.method, first.k).fuse_top([a.arm for a in arms], request.top_k)
+                top = [Fused((kbs[0].name, e.key), e.score, e.ranks, e.scores) for e in best]
             else:
                 fused = fuse_across(arms, first.method, first.k, [kb.name for kb in kbs])
+                top, fused_count = fused[:request.top_k], len(fused)
                 op.reason = (f"{len(kbs)} knowledge bases ranked as one corpus (shared BM25 statistics): "
                              f"top {request.top_k} by relevance, not per knowledge base")
             op.input_count = sum(len(a.arm.items) for a in arms)
-            op.output_count = len(fused)
-        top = fused[:request.top_k]
+            op.output_count = fused_count
         by_kb = {kb.name: kb for kb in kbs}
         chunks: dict[KBRow, Any] = {}
         for kb in kbs:

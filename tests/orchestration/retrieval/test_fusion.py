@@ -46,3 +46,16 @@ def test_zero_weight_list_does_not_score_but_its_ranks_are_still_shown():
 def test_unknown_method_lists_the_known_ones():
     with pytest.raises(ConfigError, match="known: rrf, weighted_sum"):
         Fuser("borda")
+
+
+@pytest.mark.parametrize("method", ["rrf", "weighted_sum"])
+def test_fuse_top_is_the_head_of_fuse_with_the_full_count(method):
+    lists = [RankedList("a:keyword", 1.0, [(r, 10.0 - r / 3) for r in range(0, 40, 2)]),
+             RankedList("a:vector", 0.5, [(r, 0.9 - r / 100) for r in range(0, 40, 3)]),
+             RankedList("a:off", 0.0, [(r, 1.0) for r in (1, 5, 7)])]
+    full = Fuser(method).fuse(lists)
+    for limit in (1, 5, 10, 100):
+        top, count = Fuser(method).fuse_top(lists, limit)
+        assert count == len(full)
+        assert [(e.key, e.score, e.ranks, e.scores) for e in top] == \
+            [(e.key, e.score, e.ranks, e.scores) for e in full[:limit]]
