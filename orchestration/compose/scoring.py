@@ -9,6 +9,7 @@ inside the other, or 80%+ of the same terms) or any sentence the caller excluded
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -28,9 +29,14 @@ _META_ZH = re.compile(r"谁|什么|如何|怎么|怎样")
 _SPACE = re.compile(r"\s+")
 
 
+@functools.lru_cache(maxsize=8192)
 def normalize_text(text: str) -> str:
-    """Text for duplicate checks: [n] markers removed, lower case, single spaces."""
+    """Text for duplicate checks: [n] markers removed, lower case, single spaces (memoised: the
+    selection compares every candidate with every chosen and excluded sentence)."""
     return _SPACE.sub(" ", strip_markers(text)).strip().lower()
+
+
+_is_code = functools.lru_cache(maxsize=65536)(is_code)  # query terms are checked once per candidate
 
 
 @dataclass
@@ -84,7 +90,7 @@ class QueryTerms:
         """The weight of query terms present in `tokens` (a code also matches a longer code: A320 ~ a320neo)."""
         found = 0.0
         for term, weight in self.weights.items():
-            if term in tokens or (is_code(term) and any(t.startswith(term) for t in tokens)):
+            if term in tokens or (_is_code(term) and any(t.startswith(term) for t in tokens)):
                 found += weight
         return found
 
