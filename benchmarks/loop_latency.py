@@ -1,6 +1,6 @@
 """The agents loop's latency per stage over MultiHop-RAG dev queries, with a results check.
 
-    python -m benchmarks.loop_latency [--data DIR] [--every 4] [--passes 3] [--json]
+    python -m benchmarks.loop_latency [--data DIR] [--every 4] [--passes 3] [--cold] [--json]
                                       [--save RUN.json] [--compare RUN.json] [--out FIGURES.json]
 
 Runs `AnswerLoop.run` (the code path of POST /rag, retries included) with the MultiHop-RAG
@@ -12,6 +12,8 @@ ingest (evaluation/builds.py, var/eval/kb/multihop) and reused while nothing cha
 Every pass after the first untimed warm-up pass is timed; a query's figure is its median
 over the passes, and the table's median and p95 are over queries. The machine may be shared:
 the load average before and after is printed; compare runs interleaved and read ratios.
+The timed passes reuse the query vectors the warm-up pass embedded (the retriever's cache, as
+for a repeated question); `--cold` empties that cache before every query to time embedding too.
 
 `--save` stores what each query produced (status, answer, each attempt's evidence ids);
 `--compare` checks a run against a stored one and exits 1 on any difference, so a speed
@@ -53,12 +55,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[int(q * (len(ordered) - 1))]
 
 
-def run(data: Path | None, every: int, passes: int, limit: int | None, progress: bool, build: bool = True
-        ) -> dict[str, Any]:
+def run(data: Path | None, every: int, passes: int, limit: int | None, progress: bool, build: bool = True,
+        cold: bool = False) -> dict[str, Any]:
     """Build or reuse the KB, run the subset `passes` times (+1 warm-up); figures and results.
 
     `build=False` opens the KB's current build as it is (no checksum of inputs and pipeline
-    code), so code versions compared side by side serve the very same build.
+    code), so code versions compared side by side serve the very same build. `cold` empties the
+    query-vector cache before every query, so each run embeds its task queries (without it the
+    timed passes reuse the vectors the warm-up pass embedded, as a service does for repeats).
     """
     from evaluation.builds import build_eval_kb
     from evaluation.datasets import load_queries, set_folder
@@ -80,6 +84,8 @@ def run(data: Path | None, every: int, passes: int, limit: int | None, progress:
     for number in range(passes + 1):
         gc.collect()
         for i, (query, request) in enumerate(zip(queries, requests, strict=True)):
+            if cold:
+                loop.retriever.forget_vectors()
             cpu = time.thread_time()
             body = loop.run(request)
             cpu = (time.thread_time() - cpu) * 1000
@@ -94,7 +100,7 @@ def run(data: Path | None, every: int, passes: int, limit: int | None, progress:
     medians = {s: [statistics.median(q[s]) for q in per_query] for s in COLUMNS}
     figures = {s: {"median_ms": round(statistics.median(v), 2), "p95_ms": round(percentile(v, 0.95), 2),
                    "mean_ms": round(statistics.fmean(v), 2)} for s, v in medians.items()}
-    return {"queries": len(queries), "every": every, "passes": passes, "load_before": load_before,
+    return {"queries": len(queries), "every": every, "passes": passes, "cold_vectors": cold, "load_before": load_before,
             "load_after": _load(), "loop_load_s": round(load_s, 2), "kb_chunks": built["chunks"],
             "stages": figures, "results": results}
 
@@ -120,13 +126,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--passes", type=int, default=3, help="timed passes after one warm-up pass")
     parser.add_argument("--no-build", action="store_true",
                         help="serve the KB's current build as it is (no ingest check); it must exist")
+    parser.add_argument("--cold", action="store_true",
+                        help="empty the query-vector cache before each query (time the query embedding too)")
     parser.add_argument("--save", type=Path, help="store each query's results here")
     parser.add_argument("--compare", type=Path, help="fail when results differ from this stored run")
     parser.add_argument("--out", type=Path, help="write the figures (without results) as JSON here")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
-    figures = run(args.data, args.every, args.passes, args.limit, not args.quiet, build=not args.no_build)
+    figures = run(args.data, args.every, args.passes, args.limit, not args.quiet, build=not args.no_build,
+                  cold=args.cold)
     results = figures.pop("results")
     status = 0
     if args.save:

@@ -149,6 +149,10 @@ class Retriever:
             op.input_count, op.output_count = len(texts), len(missing)
         return {(embedder.name, t): self._vector_cache[(embedder.name, t)] for t in distinct}
 
+    def forget_vectors(self) -> None:
+        """Empty the query-vector cache (a benchmark timing the query embedding calls this)."""
+        self._vector_cache.clear()
+
     def dense_model(self, name: str) -> str:
         """The embedder that built a knowledge base's vectors (KBs searched as one must share it)."""
         return self.embedder_for(self.kb(name)).name
@@ -284,15 +288,19 @@ class Retriever:
         with trace.operation("credibility", task=request.id, kb=kb.name, now=now.isoformat(),
                              **self.credibility_params.__dict__) as op:
             rows = sorted({row for arm in arms for row, _ in arm.items})
-            per_row = kb.columns.credibility_multipliers(np.array(rows, dtype=np.int64), now, self.credibility_params)
+            row_array = np.array(rows, dtype=np.int64)
+            per_row = kb.columns.credibility_multipliers(row_array, now, self.credibility_params)
             multipliers = dict(zip(rows, per_row.tolist(), strict=True))
             weighed = []
-            for arm in arms:
-                items = [(row, score * multipliers[row] if score >= 0 else score / multipliers[row])
-                         for row, score in arm.items]
-                items.sort(key=lambda item: (-item[1], item[0]))
+            for arm in arms:  # on arrays: the same IEEE products and the same (-score, row) order
+                arm_rows = np.fromiter((row for row, _ in arm.items), dtype=np.int64, count=len(arm.items))
+                scores = np.fromiter((score for _, score in arm.items), dtype=np.float64, count=len(arm.items))
+                factor = per_row[np.searchsorted(row_array, arm_rows)]
+                scaled = np.where(scores >= 0, scores * factor, scores / factor)
+                order = np.lexsort((arm_rows, -scaled))
+                items = list(zip(arm_rows[order].tolist(), scaled[order].tolist(), strict=True))
                 weighed.append(RankedList(arm.name, arm.weight, items))
-                moved = sum(1 for a, b in zip(arm.items, items, strict=True) if a[0] != b[0])
+                moved = int(np.count_nonzero(arm_rows[order] != arm_rows))
                 op.reason += f"{arm.name.split(':')[-1]}: {moved} position(s) changed; "
             op.input_count = op.output_count = len(rows)
             op.kept = [kb.chunk_ids[row] for row in rows]
