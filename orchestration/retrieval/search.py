@@ -81,7 +81,7 @@ class _Shared:
     """
 
     tokens: dict[str, list[str]] = field(default_factory=dict)
-    keyword: dict[tuple, Any] = field(default_factory=dict)     # (kb, tokens, idf kbs) -> QueryScores
+    keyword: dict[tuple, Any] = field(default_factory=dict)     # (kb, query, KBs of a shared IDF) -> QueryScores
     dense: dict[tuple, Any] = field(default_factory=dict)       # (kb, query) -> scan, or None (HNSW)
     selected: dict[tuple, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     reasons: dict[tuple, str] = field(default_factory=dict)     # (kb, filters, row) -> why it fails them
@@ -296,7 +296,8 @@ class Retriever:
                 arm_rows = np.fromiter((row for row, _ in arm.items), dtype=np.int64, count=len(arm.items))
                 scores = np.fromiter((score for _, score in arm.items), dtype=np.float64, count=len(arm.items))
                 factor = per_row[np.searchsorted(row_array, arm_rows)]
-                scaled = np.where(scores >= 0, scores * factor, scores / factor)
+                with np.errstate(divide="ignore", invalid="ignore"):  # where() evaluates both sides
+                    scaled = np.where(scores >= 0, scores * factor, scores / factor)
                 order = np.lexsort((arm_rows, -scaled))
                 items = list(zip(arm_rows[order].tolist(), scaled[order].tolist(), strict=True))
                 weighed.append(RankedList(arm.name, arm.weight, items))
