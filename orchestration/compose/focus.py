@@ -233,13 +233,22 @@ def names_identifier(identifier: str, text: str) -> bool:
         and re.search(rf"\b{re.escape(word)}\b", text, re.I) is not None
 
 
+# Words a question asks with and the word a document answers with, as tokens: "Who wrote PEP
+# 484?" is answered by "Author: Guido van Rossum", "Who is the author?" by "written by".
+_SAME_TERMS: tuple[frozenset[str], ...] = (
+    frozenset({"author", "wrote", "written", "write", "writer"}),
+)
+_EQUIVALENT = {term: group - {term} for group in _SAME_TERMS for term in group}
+
+
 def _present(term: str, tokens: set[str]) -> bool:
-    """The term, or a token related to it (see `_related`), is among `tokens`.
+    """The term, a word that says the same (`_SAME_TERMS`) or a token related to it (see
+    `_related`) is among `tokens`.
 
     The term's kind is read once, not once per token: this runs for every predicate term of
     every candidate sentence (about a quarter of the loop's time before).
     """
-    if term in tokens:
+    if term in tokens or not tokens.isdisjoint(_EQUIVALENT.get(term, ())):
         return True
     kind = _term_kind(term)
     if kind == "code":

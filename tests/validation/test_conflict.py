@@ -72,3 +72,16 @@ def test_the_same_sentence_in_reports_on_different_things_is_not_a_conflict():
     b = ScoredChunk("tr11#0", "reports", "测试状态为已关闭，报告于 2025-04-22 关闭。",
                     "测试报告 TR-2025-011：737 MAX 8 液压系统压力测试", {})
     assert issues_for(a.text, a, [a, b]) == []
+
+
+def test_the_same_header_line_of_two_numbered_proposals_is_not_a_conflict():
+    """Found on the PEPs: "PEP 484 – Type: Standards Track." was flagged as contradicted by
+    "PEP 604 – Type: Standards Track." (484 against 604), so "Who wrote PEP 484?" came back partial."""
+    a = ScoredChunk("pep-0484#0", "peps", "PEP 484 – Type: Standards Track of the Python language.",
+                    "PEP 484 – Type Hints", {"published_at": "2014-09-29"})
+    b = ScoredChunk("pep-0604#0", "peps", "PEP 604 – Type: Standards Track of the Python language.",
+                    "PEP 604 – Allow writing union types as X | Y", {"published_at": "2019-08-28"})
+    assert issues_for(a.text, a, [a, b]) == []
+    same = ScoredChunk("pep-0484#3", "peps", "PEP 484 – Type: Informational track of the Python language.",
+                       "PEP 484 – Type Hints", {"published_at": "2015-01-01"})
+    assert [i.kind for i in issues_for(a.text, a, [a, same])] == ["conflicting_sources"], "same PEP: still one"

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from orchestration.compose.focus import IDENTIFIER
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import is_code, tokenize
 from orchestration.textcache import sentences_of, term_set
@@ -80,11 +81,17 @@ def _same_statement(own: frozenset[str], terms: frozenset[str], ours: frozenset[
 
 
 def _same_subject(a: ScoredChunk, b: ScoredChunk) -> bool:
-    """False when the two chunks' titles name different things (codes: TR-2025-017 vs TR-2025-011):
-    the same boilerplate sentence in two reports is about two reports."""
+    """False when the two chunks' titles name different things (codes: TR-2025-017 vs TR-2025-011;
+    numbered names: PEP 484 vs PEP 604): the same boilerplate sentence in two reports, or the
+    same header line of two proposals, is about two things."""
     codes_a = {t for t in tokenize(a.title or "") if is_code(t)}
     codes_b = {t for t in tokenize(b.title or "") if is_code(t)}
-    return codes_a == codes_b
+    return codes_a == codes_b and _numbered(a.title) == _numbered(b.title)
+
+
+def _numbered(title: str | None) -> set[str]:
+    """The numbered names a title writes ("PEP 484", "Python 3.12"), lower-cased."""
+    return {m.group(0).lower() for m in IDENTIFIER.finditer(title or "")}
 
 
 def _status(chunk: ScoredChunk) -> str:
