@@ -57,17 +57,6 @@ def split_corpus(corpus: Path, parts: int, folder: Path) -> list[Path]:
     return out
 
 
-class _Loop:
-    """AnswerLoop.run over given KBs, for rgb.run_rgb_lang (which asks one KB by name)."""
-
-    def __init__(self, loop: AnswerLoop, kbs: list[str]) -> None:
-        self.loop, self.kbs = loop, kbs
-
-    def run(self, request: AskRequest) -> dict[str, Any]:
-        request.kbs = list(self.kbs)
-        return self.loop.run(request)
-
-
 def _pool_accuracy(loop: AnswerLoop, kbs: list[str], queries: list[rgb.EvalQuery]) -> float:
     """Accuracy with every query searching all passages of all queries (no per-query filter):
     the other queries' passages are the off-topic documents an irrelevant KB holds."""
@@ -105,7 +94,7 @@ def run(parts: int = 3, limit: int | None = None, data: Path = REPO_ROOT.parent 
         loop = build_loop(kb_config=replace(config, knowledge_bases={n: kbs[n] for n in served}),
                           router_config=routed, perception=perception)
         loop.warm_up()
-        out = rgb.run_rgb_lang(_Loop(loop, served), LANG, queries, progress=progress)  # type: ignore[arg-type]
+        out = rgb.run_rgb_lang(loop, LANG, queries, progress=progress, kb=served)
         results[way] = {k: out["metrics"][k] for k in ("accuracy", "false_refusal", "negative_rejection")}
         results[way]["pool_accuracy"] = _pool_accuracy(loop, served, queries)
     return {"set": "rgb_en", "queries": len(queries), "parts": parts, "ways": results}

@@ -117,10 +117,10 @@ def contains_answer(text: str, answer: Any) -> bool:
     return True
 
 
-def ask(loop: AnswerLoop, kb: str, lang: str, query: EvalQuery, roles: Sequence[str]) -> dict[str, Any]:
-    """One run of the loop over the passages of `roles` of this query only."""
+def ask(loop: AnswerLoop, kbs: Sequence[str], lang: str, query: EvalQuery, roles: Sequence[str]) -> dict[str, Any]:
+    """One run of the loop over the passages of `roles` of this query only, searching `kbs`."""
     sources = [source_tag(lang, query.id, role) for role in roles]
-    return loop.run(AskRequest(query=query.text, kbs=[kb], now=RGB_NOW, filters={"source": sources},
+    return loop.run(AskRequest(query=query.text, kbs=list(kbs), now=RGB_NOW, filters={"source": sources},
                                trace="summary"))
 
 
@@ -129,9 +129,12 @@ def _has_passages(query: EvalQuery, roles: Sequence[str]) -> bool:
 
 
 def run_rgb_lang(loop: AnswerLoop, lang: str, queries: Sequence[EvalQuery], progress: bool = True,
-                 kb: str | None = None) -> dict[str, Any]:
-    """Every setting for one language; metrics, per-setting counts, latency per stage, examples."""
-    kb = kb or KB_OF[lang]
+                 kb: str | Sequence[str] | None = None) -> dict[str, Any]:
+    """Every setting for one language; metrics, per-setting counts, latency per stage, examples.
+
+    `kb`: the knowledge base(s) searched (default the language's RGB KB; several are searched together).
+    """
+    kbs = [kb] if isinstance(kb, str) else list(kb or [KB_OF[lang]])
     timings: dict[str, list[float]] = {s: [] for s in STAGES}
     counts: dict[str, list[float]] = {}
     statuses: dict[str, dict[str, int]] = {}
@@ -146,7 +149,7 @@ def run_rgb_lang(loop: AnswerLoop, lang: str, queries: Sequence[EvalQuery], prog
     for query in tqdm(queries, desc=f"rgb {lang}", disable=not progress, file=sys.stderr):
         answer = query.raw.get("answer")
         if _has_passages(query, ["positive"]):
-            body = ask(loop, kb, lang, query, ["positive", "negative"])
+            body = ask(loop, kbs, lang, query, ["positive", "negative"])
             record("accuracy", body)
             ok = body["status"] != "insufficient" and contains_answer(body["answer"], answer)
             counts.setdefault("accuracy", []).append(float(ok))
@@ -155,18 +158,18 @@ def run_rgb_lang(loop: AnswerLoop, lang: str, queries: Sequence[EvalQuery], prog
                 examples.append({"setting": "accuracy", "query": query.text, "gold": answer,
                                  "status": body["status"], "answer": body["answer"][:300]})
         if _has_passages(query, ["negative"]):
-            body = ask(loop, kb, lang, query, ["negative"])
+            body = ask(loop, kbs, lang, query, ["negative"])
             record("negative_rejection", body)
             counts.setdefault("negative_rejection", []).append(float(body["status"] == "insufficient"))
         if lang == "en" and _has_passages(query, ["positive_wrong"]):
             fake = query.raw.get("fakeanswer")
-            body = ask(loop, kb, lang, query, ["positive", "positive_wrong"])
+            body = ask(loop, kbs, lang, query, ["positive", "positive_wrong"])
             record("conflict", body)
             counts.setdefault("conflict_flagged", []).append(float(body["status"] != "answered"))
             counts.setdefault("conflict_answer_true", []).append(float(contains_answer(body["answer"], answer)))
             counts.setdefault("conflict_answer_fake", []).append(
                 float(bool(fake) and contains_answer(body["answer"], fake)))
-            body = ask(loop, kb, lang, query, ["positive_wrong"])
+            body = ask(loop, kbs, lang, query, ["positive_wrong"])
             record("counterfactual", body)
             counts.setdefault("counterfactual_flagged", []).append(float(body["status"] != "answered"))
             counts.setdefault("counterfactual_answer_fake", []).append(

@@ -103,16 +103,14 @@ def initialise(kb_chunks: dict[str, int | None], version: str, kbs: Iterable[str
         LLM_SECONDS.labels(outcome)
     for kind in TOKEN_KINDS:
         LLM_TOKENS.labels(kind)
-    for name in kbs:
-        for search in ARM_TYPES:
-            RETRIEVAL_SECONDS.labels(search, name)
-    for name, count in kb_chunks.items():
-        KB_CHUNKS.labels(name).set(count or 0)
+    for name in dict.fromkeys([*kbs, *kb_chunks]):
+        add_knowledge_base(name, kb_chunks.get(name))
     set_router_version(None, version)
 
 
 def add_knowledge_base(name: str, chunks: int | None) -> None:
-    """A KB served from now on (added while running): its chunk gauge and retrieval label sets."""
+    """A KB served from now on (at start, or added while running): its chunk gauge and retrieval
+    label sets."""
     for search in ARM_TYPES:
         RETRIEVAL_SECONDS.labels(search, name)
     KB_CHUNKS.labels(name).set(chunks or 0)

@@ -171,3 +171,13 @@ def demo_retriever(demo_kbs, embedder):
     retriever = Retriever(open_knowledge_bases(demo_kbs), embedder, credibility)
     retriever.warm_up()
     return retriever
+
+
+@pytest.fixture(scope="module")
+def standin():
+    """A stand-in OpenAI-compatible LLM server on a free port (tests/llm_standin.py), per module."""
+    from tests.llm_standin import StandIn
+
+    server = StandIn().start()
+    yield server
+    server.stop()

@@ -151,23 +151,25 @@ def _options(value: Any, query: str, limits: RequestLimits) -> AskRequest:
         raise RequestError(exc.message.replace(f"'{exc.field}'", f"'{field}'"), field=field) from None
 
 
+def _required(body: dict[str, Any], name: str, what: str) -> Any:
+    """body[name]; RequestError saying it is required and what it holds when it is missing or null."""
+    value = body.get(name)
+    if value is None:
+        raise RequestError(f"'{name}' is required: {what}", field=name)
+    return value
+
+
 def parse_chat_request(body: Any, limits: RequestLimits = RequestLimits()) -> ChatRequest:
     """A ChatRequest from a decoded JSON body; RequestError (400) names the first bad field,
     UnknownModel (404) an unknown model."""
     if not isinstance(body, dict):
         raise RequestError(f"the request body must be a JSON object, got {type(body).__name__}", field="body")
     check_json_value(body)
-    model = body.get("model")
-    if model is None:
-        raise RequestError("'model' is required: one of the models GET /v1/models lists, e.g. \"sightline\"",
-                           field="model")
+    model = _required(body, "model", "one of the models GET /v1/models lists, e.g. \"sightline\"")
     if not isinstance(model, str):
         raise _field_error("model", "a string", model)
     profile = get_profile(model).name
-    messages = body.get("messages")
-    if messages is None:
-        raise RequestError("'messages' is required: the conversation, ending with the user's question",
-                           field="messages")
+    messages = _required(body, "messages", "the conversation, ending with the user's question")
     if not isinstance(messages, list):
         raise _field_error("messages", "a list of {role, content} objects", messages)
     if not messages:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import replace
@@ -21,6 +23,7 @@ import pytest
 
 from orchestration.kb import layout
 from orchestration.kb.ingest import ingest
+from orchestration.paths import REPO_ROOT
 from tests.live import start_service
 
 pytestmark = pytest.mark.slow
@@ -173,11 +176,6 @@ def test_a_build_damaged_before_start_is_refused_saying_why_and_a_rebuild_brings
 
 def test_a_kb_ingested_under_a_new_name_is_served_without_a_restart(served, tmp_path):
     """`sightline ingest PATH --kb NEW` next to a running service: every worker serves NEW within seconds."""
-    import subprocess
-    import sys
-
-    from orchestration.paths import REPO_ROOT
-
     live, kbs = served
     docs = tmp_path / "collector"
     docs.mkdir()

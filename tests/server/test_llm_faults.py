@@ -18,7 +18,7 @@ from orchestration import paths
 from orchestration.compose.llm import LLMSettings
 from server.bootstrap import profile_composers
 from server.loop import AnswerLoop, AskRequest
-from tests.llm_standin import Reply, StandIn
+from tests.llm_standin import Reply
 
 NOW = dt.date(2025, 7, 1)
 E5102 = "What triggers error code E5102?"
@@ -28,13 +28,6 @@ FUEL = "Compare the fuel burn of the A320 and the B737 in 2023"
 INVOICE = "Who handles an invoice that does not match the contract?"
 MARS = "What is the boiling point of mercury on Mars?"
 TIMEOUT = 0.5
-
-
-@pytest.fixture(scope="module")
-def standin():
-    server = StandIn().start()
-    yield server
-    server.stop()
 
 
 def loop_with(answer_loop, url: str, timeout: float = TIMEOUT) -> AnswerLoop:

@@ -17,7 +17,7 @@ import pytest
 
 from orchestration import paths
 from tests.live import start_service
-from tests.llm_standin import Reply, StandIn
+from tests.llm_standin import Reply
 
 from .test_prometheus import dashboard_queries, run_prometheus
 
@@ -35,13 +35,6 @@ def readme_steps() -> tuple[dict[str, str], dict]:
     rag = next(line for line in block.splitlines() if "/rag" in line)
     body = json.loads(shlex.split(rag)[shlex.split(rag).index("-d") + 1])
     return env, body
-
-
-@pytest.fixture(scope="module")
-def standin():
-    server = StandIn().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module")

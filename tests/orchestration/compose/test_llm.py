@@ -17,7 +17,7 @@ from orchestration.compose.llm.prompt import build_messages
 from orchestration.compose.llm.reply import parse_reply
 from orchestration.types import Feedback
 from perception import PerceptionAgent
-from tests.llm_standin import Reply, StandIn
+from tests.llm_standin import Reply
 from tests.validation.conftest import chunk
 
 E5102 = chunk("manuals-fault-e5102", "95% speed")
@@ -25,13 +25,6 @@ E4027 = chunk("manuals-fault-e4027", "E4027")
 FUEL = chunk("manuals-fuel-efficiency-comparison-2023", "2,290 kg")
 DRAFT = chunk("policies-invoice-contract-mismatch-2025-draft", "Vendor Settlement Office")
 EVIDENCE = [E4027, E5102, FUEL]
-
-
-@pytest.fixture(scope="module")
-def standin():
-    server = StandIn().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module")
