@@ -6,9 +6,12 @@ query has a capitalised word no rule entity covers, and only on token windows ar
 
 from __future__ import annotations
 
+import importlib
 import logging
 import re
+import sys
 import threading
+import types
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, cast
 
@@ -31,20 +34,75 @@ _NOT_NEEDED = ("parser", "tagger", "lemmatizer", "attribute_ruler", "senter", "m
                "trainable_lemmatizer", "textcat", "textcat_multilabel", "entity_linker", "spancat")
 
 
+# The tokenizer factory load_pipeline builds the pipeline with: an empty tokenizer, which the
+# package's own `tokenizer` file then fills (spaCy's from_disk resets and loads every rule).
+PACKAGED_TOKENIZER = "sightline.PackagedTokenizer.v1"
+
+
+def import_spacy() -> types.ModuleType:
+    """`import spacy`, without the command-line modules its `__init__` imports for `spacy.info`.
+
+    spacy/__init__.py imports `spacy.cli.info` only to expose `spacy.info`, and that pulls in the
+    whole CLI (requests, weasel, httpx, typer, rich, jinja2: ~0.2 s, a third of the import). A
+    placeholder stands in for `spacy.cli.info` during the import only: `spacy.info` then imports
+    the real CLI when it is called, and `import spacy.cli` later imports it as usual.
+    """
+    if "spacy" in sys.modules:
+        import spacy
+        return spacy
+    placeholder = types.ModuleType("spacy.cli.info", "stand-in while `spacy` is imported (perception/ner.py)")
+
+    def info(*args, **kwargs):
+        from spacy.cli.info import info as real_info  # the placeholder is gone by now: the real module
+        return real_info(*args, **kwargs)
+
+    placeholder.info = info  # type: ignore[attr-defined]
+    sys.modules["spacy.cli.info"] = placeholder
+    try:
+        import spacy
+    finally:
+        if sys.modules.get("spacy.cli.info") is placeholder:
+            del sys.modules["spacy.cli.info"]
+    return spacy
+
+
+def _register_packaged_tokenizer(spacy: types.ModuleType) -> None:
+    """Register PACKAGED_TOKENIZER: a Tokenizer with no rules, for a pipeline whose package ships
+    its tokenizer. spaCy's own factory first builds the language's default rules (~2,700 special
+    cases, ~0.15 s), which from_disk then throws away for the package's."""
+    if PACKAGED_TOKENIZER in spacy.registry.tokenizers:
+        return
+    tokenizer_class = importlib.import_module("spacy.tokenizer").Tokenizer  # Cython, no stubs
+
+    def packaged_tokenizer():
+        def make(nlp):
+            return tokenizer_class(nlp.vocab)
+        return make
+
+    spacy.registry.tokenizers.register(PACKAGED_TOKENIZER, func=packaged_tokenizer)
+
+
 def load_pipeline(model: str):
     """The spaCy pipeline for `model` reduced to what `ner` needs, loaded once per process.
 
     Everything but `ner` is excluded, except a shared embedding component (`tok2vec`,
     `transformer`) that `ner` listens to. In en_core_web_sm 3.x the ner has its own internal
-    tok2vec, so the shared `tok2vec` (used by tagger and parser only) is dropped too.
+    tok2vec, so the shared `tok2vec` (used by tagger and parser only) is dropped too. spaCy is
+    imported without its CLI (`import_spacy`), and the tokenizer is the package's own, read once
+    (PACKAGED_TOKENIZER; a package without a tokenizer file gets spaCy's default as before).
 
     Raises:
         Exception: whatever spaCy raises when the package is missing or broken.
     """
     with _models_lock:
         if model not in _models:
-            import spacy
-            nlp = spacy.load(model, exclude=list(_NOT_NEEDED))
+            spacy = import_spacy()
+            _register_packaged_tokenizer(spacy)
+            nlp = spacy.load(model, exclude=list(_NOT_NEEDED),
+                             config={"nlp": {"tokenizer": {"@tokenizers": PACKAGED_TOKENIZER}}})
+            if nlp.tokenizer.prefix_search is None and not nlp.tokenizer.rules:
+                # nothing came from the package: load it as spaCy would
+                nlp = spacy.load(model, exclude=list(_NOT_NEEDED))
             for name in list(nlp.pipe_names):
                 if name == "ner":
                     continue

