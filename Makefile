@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup setup-torch demo serve test test-fast lint bench eval lock clean-kb
+.PHONY: setup setup-torch setup-peers demo serve test test-fast lint bench eval lock clean-kb
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -19,6 +19,11 @@ setup: $(BIN)/python
 ## setup-torch: add the optional fp32 MiniLM embedder (`embedder: minilm-torch`): CPU torch 2.13.0, sentence-transformers.
 setup-torch: setup
 	$(BIN)/pip install -q -c requirements.lock -e '.[dev,torch]'
+
+## setup-peers: add the peers of `sightline bench peers`: Haystack 2.x, and txtai without torch (requirements-peers.txt).
+setup-peers: setup
+	$(BIN)/pip install -q -c requirements.lock -e '.[dev,peers]'
+	$(BIN)/pip install -q --no-deps --require-hashes -r requirements-peers.txt
 
 ## demo: build the embedded demo knowledge bases (skipped when they are already current).
 demo: setup
@@ -48,10 +53,10 @@ bench:
 eval:
 	$(BIN)/sightline eval scifact multihop
 
-## lock: re-pin requirements.lock from this venv; set it up with `make setup-torch` first so the torch extra stays pinned.
+## lock: re-pin requirements.lock from this venv; set it up with `make setup-torch setup-peers` first so both extras stay pinned.
 lock:
-	@$(BIN)/python -c "import torch, sentence_transformers" 2>/dev/null || \
-		{ echo "make lock: run 'make setup-torch' first: the lock pins the torch extra too"; exit 1; }
+	@$(BIN)/python -c "import torch, sentence_transformers, haystack, txtai" 2>/dev/null || \
+		{ echo "make lock: run 'make setup-torch setup-peers' first: the lock pins the torch and peers extras too"; exit 1; }
 	{ echo "# Exact versions every install uses (constraints for make setup and make setup-torch). Regenerate: make lock"; \
 	  $(BIN)/pip freeze --exclude-editable | grep -vi 'en.core.web' | sed 's/+cpu$$//'; } > requirements.lock
 

@@ -97,7 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--json", action="store_true", help="one JSON object on stdout")
     evaluate.set_defaults(func=cmd_eval)
 
-    bench = sub.add_parser("bench", help="benchmarks, side by side with peers")
+    bench = sub.add_parser("bench", help="benchmarks, side by side with peers: `bench peers --set multihop` races "
+                                         "Sightline's hybrid against txtai and Haystack on an eval set; other "
+                                         "arguments run the synthetic index benchmark (`bench --help`)")
     bench.add_argument("bench_args", nargs=argparse.REMAINDER)
     bench.set_defaults(func=cmd_bench)
     return parser

@@ -18,6 +18,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    """`sightline bench peers ...`: Sightline's hybrid against txtai and Haystack on an eval set
+    (benchmarks/peers); any other arguments: the synthetic index benchmark (benchmarks/retrieval)."""
+    if args.bench_args[:1] == ["peers"]:
+        from benchmarks.peers import main as peers_main
+
+        return peers_main(args.bench_args[1:])
     from benchmarks.retrieval import main as bench_main
 
     return bench_main(args.bench_args)
