@@ -163,7 +163,10 @@ class AnswerLoop:
         Args:
             eager: also load what only some questions need (the embedders, jieba's dictionary)
                 now, as a service does before it forks; a one-shot command (`sightline ask`)
-                passes False and loads them on first use.
+                passes False and loads them on first use, except the embedders: those start
+                loading in a background thread now, while Perception and routing run (nearly
+                every plan has a vector query: the default router's broad task, the fallback
+                task and retry tasks are hybrid; a keyword-only router config loads it unused).
         """
         if eager:
             self.executor.warm_up()
@@ -172,6 +175,7 @@ class AnswerLoop:
             self.validator.warm_up()
         else:
             self.retriever.open()
+            self.retriever.load_embedders_in_background()
         self.perception.set_known_sources(self.retriever.public_sources())
         self.perception.warm_up(eager=eager)
         self.router.warm_up()

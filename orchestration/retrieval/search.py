@@ -12,6 +12,7 @@ ranked without the filter) is named in the trace with its reason.
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,6 +118,29 @@ class Retriever:
         self.open()
         for embedder in (self.embedders() or {self.embedder.name: self.embedder}).values():
             embedder.warm_up()
+
+    def load_embedders_in_background(self) -> threading.Thread | None:
+        """Start loading the embedders the opened KBs need in a thread; the thread, None when loaded.
+
+        For a one-shot command: onnxruntime releases the GIL while it builds a session (0.3-0.8 s),
+        so the model loads while Perception (spaCy's import and load) and routing run, instead of
+        after them at the first vector query. That query waits for the load (the embedder's lock);
+        a load that fails is left to it, which raises the error as a command would without this.
+        """
+        pending = [e for e in self.embedders().values() if not e.loaded]
+        if not pending:
+            return None
+
+        def load() -> None:
+            for embedder in pending:
+                try:
+                    embedder.warm_up()
+                except Exception:  # noqa: BLE001, S110 - the first vector query raises it again, with its message
+                    pass
+
+        thread = threading.Thread(target=load, name="embedder-load")
+        thread.start()
+        return thread
 
     def embedder_for(self, kb: KnowledgeBase) -> Embedder:
         """The embedder of the model that built the KB's open index (the default for an unknown one)."""

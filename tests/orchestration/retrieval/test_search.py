@@ -131,3 +131,23 @@ def test_unknown_kb_lists_the_known_ones(demo_retriever):
 def test_bad_search_type_is_a_request_error():
     with pytest.raises(RequestError, match="search must be one of hybrid, keyword, vector"):
         SearchRequest("t1", "manuals", "q", search="semantic")
+
+
+def test_embedders_loaded_in_the_background_give_the_results_of_ones_loaded_up_front(demo_kbs, demo_retriever):
+    """`sightline ask` starts the model load in a thread while Perception runs; a search that comes
+    before the load is done waits for it and ranks exactly as a retriever warmed up front."""
+    from orchestration.kb.registry import open_knowledge_bases
+    from orchestration.retrieval.embedder import MiniLMOnnxEmbedder
+    from orchestration.retrieval.search import Retriever
+
+    fresh = MiniLMOnnxEmbedder()  # not the session's shared, already loaded instance
+    retriever = Retriever(open_knowledge_bases(demo_kbs), fresh, demo_retriever.credibility_params)
+    retriever.open()
+    thread = retriever.load_embedders_in_background()
+    assert thread is not None
+    request = SearchRequest("t1", "manuals", "APU fails to start within 60 seconds fault", "vector", top_k=5)
+    (results,), _ = _search(retriever, request)   # very likely while the thread is still loading
+    thread.join()
+    assert fresh.loaded and retriever.load_embedders_in_background() is None  # nothing left to load
+    (expected,), _ = _search(demo_retriever, request)
+    assert [(r.chunk_id, r.score) for r in results] == [(r.chunk_id, r.score) for r in expected]
