@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from evaluation.peps.corpus import clean_inline, clean_rst, pep_document, pep_metadata, split_pep, write_corpus
+from evaluation.peps.corpus import pep_document, write_corpus
 from evaluation.peps.run import DEFAULT_PEPS, cited_peps, score_body
 from evaluation.peps.scoring import (
     KINDS,
@@ -72,55 +72,40 @@ def test_a_bad_question_is_refused_with_the_reason():
         parse_question({k: v for k, v in good.items() if k != "note"})
 
 
-# --- headers and text of real PEPs ----------------------------------------------------------
+# --- real PEPs through the product's reST reader --------------------------------------------
 
 @needs_peps
-def test_header_of_pep_8_multi_line_authors_active_process():
-    fields, body = split_pep((DEFAULT_PEPS / "pep-0008.rst").read_text(encoding="utf-8"))
-    meta = pep_metadata(fields)
-    assert meta["pep"] == 8 and meta["status"] == "active" and meta["doc_type"] == "process"
-    assert meta["published_at"] == "2001-07-05" and meta["source"] == "peps"
-    assert meta["author"] == "Guido van Rossum, Barry Warsaw, Alyssa Coghlan"
-    assert "superseded_by" not in meta and body.startswith("Introduction\n====")
+def test_pep_8_through_the_product_reader_header_metadata_and_sentences():
+    doc = pep_document(DEFAULT_PEPS / "pep-0008.rst")
+    meta = doc["metadata"]
+    assert doc["id"] == "pep-0008" and doc["title"] == "PEP 8 – Style Guide for Python Code"
+    assert meta["pep"] == 8 and meta["doc_type"] == "process" and meta["source"] == "peps"
+    assert meta["published_at"].startswith("2001-07-05")
+    assert meta["author"] == ["Guido van Rossum", "Barry Warsaw", "Alyssa Coghlan"]
+    # header facts are sentences a question can be answered from ("When was PEP 8 created?")
+    assert doc["text"].startswith("PEP 8 – Author: Guido van Rossum, Barry Warsaw, Alyssa Coghlan.")
+    assert "PEP 8 – Created: 05-Jul-2001." in doc["text"]
 
 
 @needs_peps
-def test_header_of_superseded_and_rejected_peps():
-    meta = pep_metadata(split_pep((DEFAULT_PEPS / "pep-0563.rst").read_text(encoding="utf-8"))[0])
-    assert meta["status"] == "superseded" and meta["superseded_by"] == [649, 749]
-    assert meta["doc_type"] == "standards_track" and meta["published_at"] == "2017-09-08"
-    assert meta["python_version"] == "3.7"
+def test_superseded_and_rejected_peps_keep_status_and_links():
+    meta = pep_document(DEFAULT_PEPS / "pep-0563.rst")["metadata"]
+    assert meta["status"] == "superseded" and meta["superseded_by"] == ["pep-0649", "pep-0749"]
+    assert meta["doc_type"] == "standards_track" and meta["python_version"] == "3.7"
     doc = pep_document(DEFAULT_PEPS / "pep-3103.rst")
     assert doc["id"] == "pep-3103" and doc["title"] == "PEP 3103 – A Switch/Case Statement"
-    assert doc["metadata"]["status"] == "rejected" and doc["metadata"]["published_at"] == "2006-06-25"
-    assert doc["text"].startswith("## Rejection Notice\n\nA quick poll during my keynote")
+    assert doc["metadata"]["source_status"] == "Rejected" and "PEP 3103 – Status: Rejected." in doc["text"]
+    assert "## Rejection Notice\n\nA quick poll during my keynote" in doc["text"]
 
 
 @needs_peps
-def test_cleaned_pep_keeps_text_and_literal_blocks_and_drops_markup(tmp_path):
+def test_cleaned_pep_keeps_text_and_drops_markup(tmp_path):
     text = pep_document(DEFAULT_PEPS / "pep-0008.rst")["text"]
     assert "## Maximum Line Length" in text and "Limit all lines to a maximum of 79 characters." in text
     assert "\n-----" not in text and ":pep:" not in text and "PEP 257" in text
-    assert "## Copyright" not in text
     corpus = write_corpus(DEFAULT_PEPS, [8, 3103], tmp_path / "c.jsonl")
     records = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
     assert [r["id"] for r in records] == ["pep-0008", "pep-3103"]
-
-
-def test_clean_rst_on_a_hand_made_body():
-    body = "\n".join([
-        "Abstract", "========", "", "See :pep:`484` and :pep:`the C style <7>`; ``x := 1`` is *new*.[1]_",
-        "", ".. note::", "", "   Accepted by the council.", "", "Example::", "", "    # not a heading",
-        "    y = 2", "", "Details", "-------", "", "A `link <https://example.org>`__ and :func:`len`.", "",
-        ".. a comment", "   that goes on", "", "Copyright", "=========", "", "Public domain.",
-    ])
-    text = clean_rst(body)
-    assert text.startswith("## Abstract\n\nSee PEP 484 and the C style (PEP 7); x := 1 is new.")
-    assert "Accepted by the council." in text and ".. note" not in text
-    assert "Example:\n\n    # not a heading\n    y = 2" in text
-    assert "## Details" in text and "A link and len." in text
-    assert "comment" not in text and "Public domain" not in text
-    assert clean_inline("**strong** and *args stay") == "strong and *args stay"
 
 
 # --- metrics --------------------------------------------------------------------------------
