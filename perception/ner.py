@@ -126,6 +126,12 @@ _ARTICLES = frozenset({"the", "a", "an"})
 _RUN = re.compile(r"[^\W_]+")  # letters and digits: every spaCy token that starts with a capital lies in one
 
 
+def _may_start_a_capitalised_token(run: str) -> bool:
+    """Whether a spaCy token starting with a capital can begin inside this run of letters and
+    digits: at its start, or right after a digit (see StatisticalNER.may_need)."""
+    return run[0].isupper() or any(a.isdigit() and b.isupper() for a, b in zip(run, run[1:], strict=False))
+
+
 class StatisticalNER:
     """Wraps a spaCy pipeline; rule entities are set on the Doc first so NER only fills gaps."""
 
@@ -176,12 +182,25 @@ class StatisticalNER:
 
     def may_need(self, text: str, covered: Iterable[tuple[int, int]] = ()) -> bool:
         """Whether the query may have a word that calls for NER, read without spaCy (a superset of
-        `candidates`: a run of letters and digits with a capital in it, outside `covered`, that is
-        not a skip word). False lets a one-shot command skip loading the model."""
+        `candidates`: a run of letters and digits outside `covered`, not a skip word, where a
+        capitalised spaCy token can start). False lets a one-shot command skip loading the model.
+
+        A token `candidates` counts starts with a capital; spaCy's English tokenizer starts a token
+        inside a run of letters and digits only after a digit (a unit: "5GB" is 5 + GB). So a run
+        qualifies when it starts with a capital or has a capital right after a digit; one with a
+        lower-case start and no such capital ("iPhone", "eBay", "mTORC2") is one token that
+        `candidates` skips, and needs no model (checked on 11M characters of the evaluation
+        corpora: no capitalised token starts elsewhere). A skip word directly followed by a
+        period still counts: spaCy may read it as an abbreviation ("S." in "S. cerevisiae"),
+        a token that is not a skip word.
+        """
         spans = list(covered)
-        for match in _RUN.finditer(text[:MAX_NER_CHARS]):
+        text = text[:MAX_NER_CHARS]
+        for match in _RUN.finditer(text):
             word = match.group()
-            if not any(c.isupper() for c in word) or word.lower() in self.skip_words:
+            if not _may_start_a_capitalised_token(word):
+                continue
+            if word.lower() in self.skip_words and not text.startswith(".", match.end()):
                 continue
             if not any(s <= match.start() and match.end() <= e for s, e in spans):
                 return True

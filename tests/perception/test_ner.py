@@ -9,7 +9,10 @@ from datetime import date
 
 import pytest
 
+from perception.agent import PerceptionAgent
 from perception.ner import StatisticalNER
+
+from .conftest import NEWS_SOURCES
 
 NOW = date(2025, 7, 10)
 
@@ -133,3 +136,40 @@ def test_spacy_imported_without_its_command_line_keeps_that_working():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["[]", "True", "True"]
+
+
+# --- a one-shot command decides without the model whether it needs it --------------------------
+
+LOWER_CASE_START = [
+    "Does iOS 17 support the eBay app on an iPhone?",     # one token each, no capital start: no model
+    "How much mRNA does the pH test need?",
+    "CCL19 is absent within dLNs.",
+]
+MODEL_NEEDED = [
+    "What does S. cerevisiae need?",                       # 's' is a skip word, the token "S." is not
+    "Is a 5GB plan enough?",                               # spaCy splits 5GB into 5 + GB
+    "Did Lufthansa order the A320neo?",
+]
+
+
+@pytest.mark.parametrize("query", LOWER_CASE_START + MODEL_NEEDED + NAME_QUERIES)
+def test_a_fresh_agent_perceives_as_one_with_the_model_loaded(ner_agent, query):
+    """`sightline ask` / `perceive` (the model loaded only when the query may need it) and the
+    service (the model loaded up front) perceive every query alike."""
+    fresh = PerceptionAgent(use_ner=True, known_sources=NEWS_SOURCES)
+    fresh.warm_up(eager=False)
+    assert fresh.run(query, NOW).to_dict() == ner_agent.run(query, NOW).to_dict()
+    assert fresh._ner.available is (None if query in LOWER_CASE_START else True)
+
+
+@pytest.mark.parametrize("query", LOWER_CASE_START + MODEL_NEEDED + NAME_QUERIES + [
+    "Is the Ca(2+)-regulated kinase Pyk2 in the U.S. data?", "Did AT&T or T-Mobile report it?",
+    "gonna Gimme the iPad's specs from Apple", "What did McDonald's and eBay say in 2023Q4?"])
+def test_the_check_without_the_model_never_misses_a_word_ner_would_read(ner_agent, ner, query):
+    fresh = PerceptionAgent(use_ner=True, known_sources=NEWS_SOURCES)
+    fresh.warm_up(eager=False)   # its skip words are those before the model loads (fewer)
+    rules = ner_agent.extract_entities(query)
+    covered = [e.span for e in rules if e.label != "QUOTED"]
+    if ner.candidates(ner.nlp.make_doc(query), covered):
+        assert fresh._ner.may_need(query, covered)
+    assert fresh._ner.may_need(query, covered) == (query not in LOWER_CASE_START)

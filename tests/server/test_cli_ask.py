@@ -63,6 +63,14 @@ def test_perceive_of_a_query_without_names_loads_neither_spacy_nor_jieba():
     assert result.stderr == ""
 
 
+def test_perceive_of_lower_case_brand_names_loads_no_spacy():
+    # iOS, eBay, iPhone are single tokens that start lower-case: NER would never look at them
+    result = _run("perceive", "Does iOS 17 support the eBay app on an iPhone?", "--json", probe=True)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout[:result.stdout.rindex("imported:")])["entities"] == []
+    assert _imported(result) == set()
+
+
 @pytest.mark.model
 def test_perceive_of_a_name_loads_spacy_but_not_its_command_line():
     result = _run("perceive", "What did Jane Smith say about the A320neo fuel burn?", "--json", probe=True)
