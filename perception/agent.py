@@ -25,7 +25,7 @@ from perception.keywords import KeywordRules
 from perception.language import detect_language
 from perception.ner import StatisticalNER
 from perception.publications import unknown_publications
-from perception.slots import asked_slot
+from perception.slots import asked_slot, slot_head
 from perception.timeexpr import TimeRules
 from perception.types import Constraints, Entity, Perception
 
@@ -210,9 +210,11 @@ class PerceptionAgent:
                                   source=list(dict.fromkeys(sources)), quantitative=bool(quant),
                                   unknown_sources=self._unknown_sources(text))
         slot, slot_rule = asked_slot(text, action, constraints.quantitative)
-        notes.append({"rule": f"slot.{slot_rule}", "text": text, "produced": {"slot": slot}})
+        head = slot_head(text, slot)
+        notes.append({"rule": f"slot.{slot_rule}", "text": text,
+                      "produced": {"slot": slot, "head": head} if head else {"slot": slot}})
         return Perception(query=text, language=language, action=action, entities=entities,
-                          constraints=constraints, keywords=keywords, notes=notes, slot=slot)
+                          constraints=constraints, keywords=keywords, notes=notes, slot=slot, slot_head=head)
 
     def _unknown_sources(self, text: str) -> list[str]:
         """Publications the query cites that no known source covers (perception/publications.py)."""

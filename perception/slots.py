@@ -33,12 +33,14 @@ _DURATION_EN = re.compile(r"\bhow\s+long\b|\bfor\s+how\s+many\s+(?:days|weeks|mo
                           r"(?:duration|period|timeout|interval|lifetime|retention|term|notice)s?\s*\??\s*$", _EN)
 _AMOUNT_EN = re.compile(r"\bhow\s+much\b|\bwhat\s+(?:does|did|do|will)\b.{0,40}\bcost\b|"
                         r"\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:[\w']+\s+){0,3}"
-                        r"(?:price|fee|cost|salary|budget|reimbursement|allowance|stipend)s?\b", _EN)
+                        r"(?:price|fee|cost|salary|budget|reimbursement|allowance|stipend|revenue|profit|income|"
+                        r"earning|turnover|valuation)s?\b", _EN)
 _NUMBER_EN = re.compile(r"\bhow\s+many\b|\bwhat\s+(?:is|was|are|were)?\s*(?:the\s+)?"
                         r"(?:percentage|rate|number|share|ratio|amount|total|maximum|minimum|limit|size|count)\b|"
                         r"\b(?:maximum|minimum)\b", _EN)
 _DATE_EN = re.compile(r"^\s*when\b|\bwhen\s+(?:was|were|did|does|do|is|will)\b|"
-                      r"\b(?:what|which)\s+(?:year|date|day|month|time)\b|\bsince\s+when\b", _EN)
+                      r"\b(?:what|which)\s+(?:year|date|day|month|time)\b|\bsince\s+when\b|"
+                      r"\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:[\w'-]+\s+){0,2}date\b", _EN)
 _ACTOR_EN = re.compile(r"^\s*(?:who|whom|whose)\b|\b(?:who|whom)\s+(?:is|was|were|are|did|does|has|had|will|"
                        r"wrote|won|owns|founded|acquired|leads|handles|approves|decides)\b|"
                        r"\b(?:which|what)\s+(?:company|companies|firm|organi[sz]ation|team|department|person|"
@@ -104,3 +106,81 @@ def asked_slot(query: str, action: str, quantitative: bool = False) -> tuple[str
     if _DEFINITION_EN.search(query) or _DEFINITION_ZH.search(query):
         return "definition", "pattern:definition"
     return "fact", "default"
+
+
+# --- the slot's head: the word the asked-for fact attaches to ---------------------------------
+# "Who won the 2021 Tour de France?" asks for the one who *won*; a sentence naming a stage
+# winner's team mate fills an actor slot but not this one. Read only from a short one-clause
+# English question, where word order says it reliably; a long or multi-part question has none.
+
+_HEAD_SLOTS = frozenset({"actor", "date", "place", "number", "amount", "duration"})
+_HEAD_MAX_WORDS = 14
+_WORD = re.compile(r"[A-Za-z][\w'’-]*|\d[\d.,]*")
+_MULTI_CLAUSE = re.compile(r"(?<!\d),|,(?!\d)|[;:]|\b(?:and|while|whereas|but|or|if|after|before|because)\b", _EN)
+_WH = frozenset({"who", "whom", "whose", "what", "when", "where", "which", "how"})
+_AUX = frozenset({"is", "was", "are", "were", "did", "does", "do", "has", "have", "had", "will", "can",
+                  "could", "should", "would", "shall", "may", "might", "must", "be", "been", "being"})
+_FILLERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "new", "current", "first", "last",
+                      "latest", "most", "recent", "its", "their", "his", "her", "maximum", "minimum", "average",
+                      "default", "typical", "usual", "monthly", "annual", "yearly", "weekly", "daily", "exact"})
+_PREPOSITIONS = frozenset({"of", "in", "for", "at", "on", "to", "by", "from", "with", "about", "as", "under"})
+# Nouns that only restate the slot ("the date of", "the name of", "which year"): no head.
+_SLOT_NOUNS = frozenset({"date", "year", "day", "month", "time", "name", "names", "number", "amount", "kind",
+                         "type", "much", "many", "long", "often", "far", "old", "version", "place", "location",
+                         "country", "city", "person", "people", "company", "value", "figure", "total"})
+_STOP_COMPOUND = _AUX | _FILLERS | _PREPOSITIONS | _SLOT_NOUNS
+# A clause-final verb after "when/where was X ...": "When was Splatoon 2 released?"
+_FINAL_VERB = re.compile(r"(?:ed|en)$|^(?:held|won|born|built|made|sold|led|kept|paid|sent|spent|set|put|run|done|"
+                         r"begun|premiere|release|launch|start|end|begin|open|close|happen|occur|arrive|ship)$")
+
+
+def slot_head(query: str, slot: str) -> str:
+    """The word of a short English question the asked-for slot attaches to, or "" when none is read.
+
+    "Who won X?" -> "won"; "Who is the director of X?" -> "director"; "When was X released?" ->
+    "released"; "What was Tesla's revenue in Q1 2021?" -> "revenue"; "How many ballots were cast?"
+    -> "ballots". Names (capitalised words), numbers and nouns that only restate the slot ("the
+    date of", "the name of") are never the head. Deterministic; Chinese questions get "".
+    """
+    if slot not in _HEAD_SLOTS or _MULTI_CLAUSE.search(query):
+        return ""
+    words = _WORD.findall(query)
+    low = [w.lower() for w in words]
+    if not low or len(low) > _HEAD_MAX_WORDS or low[0] not in _WH:
+        return ""
+    i = 1
+    if low[0] in ("which", "what", "whose") and i < len(low) and low[i] not in _AUX:
+        i += 1  # "which city hosted", "what movie won": the noun restates the slot
+    if low[0] == "how" and i < len(low) and low[i] in _SLOT_NOUNS:
+        i += 1  # "how many ballots"
+    if i < len(low) and low[i] in _AUX:
+        if i + 1 < len(low) and low[i + 1] not in _FILLERS and low[i + 1] not in _AUX and not _is_name(words[i + 1]) \
+                and _FINAL_VERB.search(low[i + 1]):
+            return low[i + 1]  # "who was awarded X"
+        # "when was X released (in Japan)", "how long must logs be kept": the verb after the subject
+        verbs = [k for k in range(i + 2, len(low)) if not _is_name(words[k]) and _FINAL_VERB.search(low[k])] \
+            if low[0] in ("when", "where", "how") else []
+        if verbs:
+            return low[verbs[-1]]
+        i += 1
+    verb_position = i  # "Who approves X": a word straight after the question words is its verb
+    while i < len(low) and (low[i] in _AUX or low[i] in _FILLERS):
+        i += 1
+    while i < len(words) and (_is_name(words[i]) or low[i] in _FILLERS or low[i] in _SLOT_NOUNS):
+        i += 1
+    if i >= len(low):
+        return ""
+    if low[i] in _PREPOSITIONS:  # "Who is the CEO of X": the noun before "of" (a name-like role)
+        before = low[i - 1] if i > 0 else ""
+        return "" if before in _WH or before in _AUX or before in _FILLERS or before in _SLOT_NOUNS \
+            or before.isdigit() else before
+    # a compound's last word is its head: "the monthly internet reimbursement", "the lead actress"
+    while i > verb_position and i + 1 < len(low) and not _is_name(words[i + 1]) \
+            and low[i + 1] not in _STOP_COMPOUND and not _FINAL_VERB.search(low[i]):
+        i += 1
+    return low[i]
+
+
+def _is_name(word: str) -> bool:
+    """A capitalised word, a code or a number: part of a name, never the head."""
+    return word[:1].isupper() or word[:1].isdigit() or word.lower().endswith(("'s", "’s"))

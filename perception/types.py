@@ -134,6 +134,8 @@ class Perception:
         constraints: time window, status, doc type, source, quantitative flag.
         keywords: content words, codes and entities for the keyword (BM25) arm.
         slot: the kind of fact that would answer it (core.vocab.SLOTS; perception/slots.py).
+        slot_head: the question's word the slot attaches to ("won" in "Who won X?"), "" when
+            none is read (perception/slots.py `slot_head`).
         notes: the explainability trace: one dict per decision, each with at least
             "rule" and "text" (and "span" and "produced" when they apply); time phrases that
             were not understood appear with rule "time.not_understood".
@@ -147,13 +149,14 @@ class Perception:
     keywords: list[str] = field(default_factory=list)
     notes: list[dict] = field(default_factory=list)
     slot: str = "fact"
+    slot_head: str = ""
 
     def to_dict(self) -> dict:
         """DESIGN.md section 3's shape, with dates as ISO strings."""
         return {"query": self.query, "language": self.language, "action": self.action,
                 "entities": [e.to_dict() for e in self.entities],
                 "constraints": self.constraints.to_dict(), "keywords": list(self.keywords),
-                "slot": self.slot, "notes": [dict(n) for n in self.notes]}
+                "slot": self.slot, "slot_head": self.slot_head, "notes": [dict(n) for n in self.notes]}
 
     @classmethod
     def from_dict(cls, data: dict) -> Perception:
@@ -162,4 +165,5 @@ class Perception:
                    entities=[Entity.from_dict(e) for e in data.get("entities", [])],
                    constraints=Constraints.from_dict(data.get("constraints") or {}),
                    keywords=list(data.get("keywords", [])),
-                   notes=[dict(n) for n in data.get("notes", [])], slot=str(data.get("slot", "fact")))
+                   notes=[dict(n) for n in data.get("notes", [])], slot=str(data.get("slot", "fact")),
+                   slot_head=str(data.get("slot_head", "")))

@@ -124,7 +124,7 @@ class ExtractiveComposer:
         names = [make_side(e.text, e.normalized) for e in perception.entities if e.label in MENTION_LABELS]
         if names:
             candidates = [c for c in candidates if _names_any(names, c)]
-        whole = Focus.of(perception)
+        whole = Focus.of(perception).head_in(c.context_tokens for c in candidates)
         identifiers = whole.identifiers
         naming = [c for c in candidates if all(names_identifier(i, f"{c.chunk.title}\n{c.chunk.text}")
                                                for i in identifiers)] if identifiers else []

@@ -18,11 +18,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.text import CALENDAR_WORD, MONTH_NAME, has_han
 from core.vocab import SUBJECT_LABELS
-from orchestration.retrieval.tokenize import is_code, tokenize
+from orchestration.retrieval.tokenize import STOPWORDS_EN, is_code, tokenize
 from perception.types import Perception
 
 # Question and comparison words (as tokens): they say what is asked, not what to find. The
@@ -81,6 +81,9 @@ _DEICTIC_DATE = {
     "zh": re.compile(r"今天|今日|昨天|昨日|明天|本周|日前|近日"),
 }
 CONTEXT_CREDIT = 0.5
+_YEAR = re.compile(r"(?<![\d.,])(?:1[6-9]|20)\d\d(?![\d]|[.,]\d)")
+# A sentence that asks instead of stating ("What countries won the most medals?") answers nothing.
+_QUESTION_SENTENCE = re.compile(r"[?？]\s*[\"'”’)]*\s*$")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 # A capitalised word or code followed by a number: "PEP 604", "Python 3.16", "Q1 2021", "Season 17"
 # (not a date: "November 9"; not a rank: "No 1").
@@ -107,7 +110,8 @@ def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", leni
     """True when `text` states a fact of the kind `slot` asks for (always for OPEN_SLOTS).
 
     Numbers the question itself writes (`asked`: "PEP 8", "in 2019") are not an answer: they are
-    blanked out of `text` before a number, amount, duration or date is looked for. `lenient`
+    blanked out of `text` before a number, amount, duration or date is looked for; so are its
+    words before an English name or place is looked for (the answer names someone new). `lenient`
     (validation's reading) accepts any Chinese sentence for a name or place: Chinese names carry
     no mark a pattern can see, so only the composer's ranking uses the pattern there.
     `published`: the sentence's document carries its publication date, so "today" or "yesterday"
@@ -119,6 +123,8 @@ def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", leni
     if asked and slot in ("number", "amount", "duration", "date"):
         for number in set(_DIGITS.findall(asked)):
             text = re.sub(rf"(?<![\d.,]){re.escape(number)}(?![\d]|[.,]\d)", " ", text)
+    if asked and slot in ("actor", "place") and language != "zh":
+        text = _blank_asked_words(text, asked)
     table = _SLOT_ZH if language == "zh" else _SLOT_EN
     pattern = table.get(slot)
     if pattern is None:
@@ -126,9 +132,20 @@ def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", leni
     if slot in ("actor", "place"):
         if language == "zh":
             return lenient or bool(pattern.search(text))
-        # a capitalised word that only opens the sentence is not a name
+        # a capitalised word that only opens the sentence is a name unless it is a common word
+        # ("The", "After"): "Facebook acquired WhatsApp" names Facebook
+        opener = re.match(r"[A-Z][a-z]+\b", text)
+        if opener and opener.group(0).lower() not in STOPWORDS_EN and not CALENDAR_WORD.fullmatch(opener.group(0)):
+            return True
         return bool(pattern.search(text[1:] if text[:1].isupper() else text))
     return bool(pattern.search(text))
+
+
+def _blank_asked_words(text: str, asked: str) -> str:
+    """`text` with the words the question itself writes blanked out (case ignored): "Who is the
+    director of Avatar?" is not answered by "The director of Avatar ..." naming nobody new."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z][\w'’-]*", asked)}
+    return re.sub(r"[A-Za-z][\w'’-]*", lambda m: "_" if m.group(0).lower() in words else m.group(0), text)
 
 
 @dataclass(frozen=True)
@@ -144,6 +161,9 @@ class Focus:
             source must name them, a dated one is the freshness check's.
         slot: the asked-for slot (core.vocab.SLOTS).
         language: the question's language.
+        question: the question (or sub-question) text the focus was read from.
+        head: the token of the word the slot attaches to ("won" in "Who won X?"; Perception's
+            `slot_head`), "" when the question has none: a sentence answers only if it carries it.
     """
 
     names: tuple[str, ...]
@@ -152,6 +172,8 @@ class Focus:
     language: str
     identifiers: tuple[str, ...] = ()
     periods: tuple[str, ...] = ()
+    head: str = ""
+    question: str = ""
 
     @classmethod
     def of(cls, perception: Perception, text: str | None = None) -> Focus:
@@ -183,7 +205,9 @@ class Focus:
         # an identifier is matched as a whole (PEP604 has no token "pep"); its tokens are not names
         spelled = {t for i in numbered for t in tokenize(i)}
         names = [n for n in names if n not in spelled]
-        return cls(tuple(names), predicate, perception.slot, perception.language, identifiers, periods)
+        head_tokens = tokenize(perception.slot_head) if perception.slot_head and text == perception.query else []
+        return cls(tuple(names), predicate, perception.slot, perception.language, identifiers, periods,
+                   head_tokens[0] if head_tokens else "", text)
 
     @property
     def total(self) -> float:
@@ -208,6 +232,45 @@ class Focus:
             elif around and _present(term, around):
                 found += CONTEXT_CREDIT * weight
         return found / self.total
+
+    def answered_by(self, text: str, tokens: Iterable[str], language: str | None = None, lenient: bool = False,
+                    published: bool = False, context: Iterable[str] = ()) -> bool:
+        """True when a sentence states the asked-for kind of fact (`fills_slot`, the question's own
+        numbers and words not counting) and carries the slot's head (`tokens`: the sentence's, with
+        its chunk title's; or `context`, its chunk's: "5 people" in a chunk on council members).
+        Never a sentence that is itself a question, nor one that states only years other than the
+        one the question asks about. Always True for an open slot."""
+        if self.slot in OPEN_SLOTS:
+            return True
+        if _QUESTION_SENTENCE.search(text) or self._other_year(text):
+            return False
+        if not (self.carries_head(tokens) or (context and self.carries_head(context))):
+            return False
+        return fills_slot(self.slot, text, language or self.language, self.question, lenient=lenient,
+                          published=published)
+
+    def _other_year(self, text: str) -> bool:
+        """The sentence states years, none of them a year the question asks about: it reports
+        another season, edition or quarter ("won the 2019 Open" for "Who won the Open in 2020?")."""
+        asked = set(_YEAR.findall(self.question))
+        if not asked:
+            return False
+        stated = set(_YEAR.findall(text))
+        return bool(stated) and stated.isdisjoint(asked)
+
+    def head_in(self, token_sets: Iterable[Iterable[str]]) -> Focus:
+        """This focus, or the same without its head when none of `token_sets` (the evidence's
+        sentences) carries it. The composer ranks with it, so that it still prefers sentences
+        filling the slot when the documents never use the question's word; validation does
+        not: an answer no evidence states the head of is not an answer."""
+        if not self.head or any(self.carries_head(tokens) for tokens in token_sets):
+            return self
+        return replace(self, head="")
+
+    def carries_head(self, tokens: Iterable[str]) -> bool:
+        """True when `tokens` hold the slot's head word, a form of it or a word that says the same
+        ("won" ~ "winner", "acquired" ~ "bought"); always True for a question without a head."""
+        return not self.head or _present(self.head, set(tokens))
 
     def missing(self, tokens: Iterable[str]) -> list[str]:
         """The predicate terms absent from `tokens`, in question order."""
@@ -234,10 +297,34 @@ def names_identifier(identifier: str, text: str) -> bool:
 
 
 # Words a question asks with and the word a document answers with, as tokens: "Who wrote PEP
-# 484?" is answered by "Author: Guido van Rossum", "Who is the author?" by "written by".
-_SAME_TERMS: tuple[frozenset[str], ...] = (
-    frozenset({"author", "wrote", "written", "write", "writer"}),
-)
+# 484?" is answered by "Author: Guido van Rossum", "Who is the author?" by "written by"; "Who
+# won X?" by "X winner". The stemmer leaves irregular forms apart (won/win, held/hold), so they
+# are listed with the agent noun that names the doer.
+_SAME_TERMS: tuple[frozenset[str], ...] = tuple(frozenset(tokenize(" ".join(group))) for group in (
+    ("author", "wrote", "written", "write", "writer"),
+    ("win", "won", "winner", "wins"),
+    ("acquire", "acquired", "acquisition", "buy", "bought", "purchase", "purchased"),
+    ("hold", "held", "host", "hosted"),
+    ("lead", "led", "leader"),
+    ("begin", "began", "begun", "start", "started"),
+    ("make", "made", "maker"),
+    ("build", "built", "builder"),
+    ("sell", "sold", "seller"),
+    ("pay", "paid", "payment"),
+    ("keep", "kept"),
+    ("give", "gave", "given"),
+    ("choose", "chose", "chosen"),
+    ("direct", "directed", "director"),
+    ("found", "founded", "founder"),
+    ("release", "released", "launch", "launched"),
+    # the verbs of who-does-what in policies and processes
+    ("check", "verify", "verifies", "review", "examine", "inspect", "audit"),
+    ("approve", "approval", "approves", "authorise", "authorises"),  # not "authorize": its stem is "author"
+    # a proposal's fate, which a document states as its status ("Was PEP 3103 accepted?" ->
+    # "PEP 3103 – Status: Rejected.")
+    ("status", "accept", "accepted", "acceptance", "reject", "rejected", "rejection", "adopt", "adopted",
+     "withdrawn", "deferred"),
+))
 _EQUIVALENT = {term: group - {term} for group in _SAME_TERMS for term in group}
 
 

@@ -2,14 +2,17 @@
 
 The slot is Perception's (perception/slots.py; a sub-question's kind maps onto one). A sentence
 earns the bonus when it speaks to the question's predicate (focus.py) *and* states a fact of
-the asked-for kind: for "How long is the benefit paid?" a sentence giving a duration about the
+the asked-for kind about the slot's head ("won" in "Who won X?"; not a number or name the
+question itself writes): for "How long is the benefit paid?" a sentence giving a duration about the
 benefit outranks one that only names the company. The bonus never makes an unrelated sentence
 relevant: a sentence sharing no query term still scores 0 (scoring.score).
 """
 
 from __future__ import annotations
 
-from .focus import OPEN_SLOTS, Focus, fills_slot
+from orchestration.textcache import term_set
+
+from .focus import OPEN_SLOTS, Focus
 from .sentences import Candidate
 
 # a sub-question's kind (perception/questions.py) -> the slot it asks for
@@ -23,8 +26,9 @@ def answer_bonus(focus: Focus, candidate: Candidate) -> float:
     coverage = focus.coverage(candidate.tokens) if focus.predicate else 0.0
     bonus = COVERAGE_WEIGHT * coverage
     if focus.slot not in OPEN_SLOTS and (coverage > 0 or not focus.predicate) \
-            and fills_slot(focus.slot, candidate.text, candidate.language,
-                           published=bool(candidate.chunk.metadata.get("published_at"))):
+            and focus.answered_by(candidate.text, candidate.context_tokens, candidate.language,
+                                  published=bool(candidate.chunk.metadata.get("published_at")),
+                                  context=term_set(candidate.chunk.text)):
         bonus += SLOT_WEIGHT
     candidate.notes["coverage"] = round(coverage, 3)
     candidate.notes["fills_slot"] = bonus >= SLOT_WEIGHT

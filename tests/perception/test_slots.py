@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.vocab import SLOTS
-from perception.slots import asked_slot
+from perception.slots import asked_slot, slot_head
 
 
 @pytest.mark.parametrize("query, action, slot", [
@@ -15,6 +15,8 @@ from perception.slots import asked_slot
     ("How long must records be kept?", "lookup", "duration"),
     ("How much is the monthly internet reimbursement?", "lookup", "amount"),
     ("What is the fee for late filing?", "lookup", "amount"),
+    ("What was Tesla's revenue in Q1 2021?", "lookup", "amount"),  # a company's figures are amounts
+    ("What is the release date of Cyberpunk 2077?", "lookup", "date"),
     ("How many seats does the A320neo have?", "lookup", "number"),
     ("What maximum line length does PEP 8 recommend?", "lookup", "number"),
     ("When does the iPhone 11 release?", "lookup", "date"),
@@ -54,5 +56,34 @@ def test_the_quantitative_flag_asks_for_a_number_when_no_pattern_decides():
 def test_perception_carries_the_slot_and_says_which_rule_decided(rules_agent):
     perception = rules_agent.run("Who acquired WhatsApp?", "2025-07-10")
     assert perception.slot == "actor" and perception.to_dict()["slot"] == "actor"
-    assert {"rule": "slot.pattern:actor", "text": "Who acquired WhatsApp?", "produced": {"slot": "actor"}} \
-        in perception.notes
+    assert {"rule": "slot.pattern:actor", "text": "Who acquired WhatsApp?",
+            "produced": {"slot": "actor", "head": "acquired"}} in perception.notes
+    assert perception.slot_head == "acquired" and perception.to_dict()["slot_head"] == "acquired"
+    assert type(perception).from_dict(perception.to_dict()) == perception
+
+
+@pytest.mark.parametrize("query, head", [
+    ("Who won the women's singles Wimbledon in 2019?", "won"),
+    ("Who acquired 20th Century Fox?", "acquired"),
+    ("Who is the director of the Avatar movie?", "director"),
+    ("Who is the CEO of Tesla in 2021?", "ceo"),              # a capitalised role before "of"
+    ("Who is the Heisman Trophy winner in 2012?", "winner"),   # names are skipped
+    ("Who was awarded the 2019 Nobel Prize in Literature?", "awarded"),
+    ("Who approves purchase orders above 50,000 EUR?", "approves"),
+    ("When was xenoblade chronicles X released in Japan?", "released"),
+    ("When was PEP 8 created?", "created"),
+    ("What is the release date of Cyberpunk 2077?", "release"),
+    ("How many ballots were cast in the January 2019 steering council election?", "ballots"),
+    ("How long must fault code logs be kept?", "kept"),
+    ("What is the monthly internet reimbursement?", "reimbursement"),   # a compound's last word
+    ("which city hosted the olympic games in 2012?", "hosted"),
+    # none read: the noun restates the slot, a multi-part question, a definition, Chinese
+    ("What is the date of the 2020 NBA Draft?", ""),
+    ("What was Tesla's revenue in Q1 2021?", "revenue"),   # an amount
+    ("Who wrote the report, and when was it published?", ""),
+    ("What is a wheel?", ""),
+    ("谁收购了WhatsApp？", ""),
+])
+def test_slot_head_is_the_word_the_asked_fact_attaches_to(query, head):
+    slot, _ = asked_slot(query, "lookup")
+    assert slot_head(query, slot) == head

@@ -14,7 +14,9 @@ answer to three conditions:
    counts half) carry at least MIN_COVERAGE of the question's predicate weight: "Who acquired
    WhatsApp?" is not answered by a sentence on who founded it;
 3. some cited sentence that speaks to the focus fills the slot (a number for "how many", a
-   date for "when", a name for "who", ...; fact, yes/no and list questions only need 2).
+   date for "when", a new name for "who", ...; fact, yes/no and list questions only need 2)
+   and carries the slot's head when the question has one: "Who won the 2021 Tour de France?"
+   is not answered by a sentence naming the race's stage riders without saying who won.
 
 Comparisons are the comparison check's. When a condition fails the issue is `unanswered`
 (about no single claim), with what was missing and the closest sentence found; the router's
@@ -27,9 +29,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orchestration.compose.focus import Focus, fills_slot, names_identifier
+from orchestration.compose.focus import Focus, names_identifier
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
+from orchestration.textcache import term_set
 from orchestration.types import Answer, Claim
 from perception.types import Perception
 from validation import text as tx
@@ -71,18 +74,18 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
     claims = [(k, c) for k, c in enumerate(answer.claims) if c.kind == "fact"]
     if not claims:
         return []  # nothing stated: the evidence check speaks for an empty answer
-    focus = Focus.of(perception)
     chunks = {chunk.chunk_id: chunk for chunk in evidence}
+    focus = Focus.of(perception)
     readings = [reading for k, claim in claims
-                if (reading := _read(k, claim, answer, chunks, focus, perception.query)) is not None]
+                if (reading := _read(k, claim, answer, chunks, focus)) is not None]
     if not readings:
         return []  # no claim cites the evidence: the evidence check reports that
     problem = _problem(focus, readings, answer, chunks, perception)
     return [] if problem is None else [Issue(CHECK, "unanswered", problem)]
 
 
-def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChunk], focus: Focus,
-          asked: str) -> ClaimReading | None:
+def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChunk], focus: Focus
+          ) -> ClaimReading | None:
     """The claim's coverage of the focus (its sentence and its chunks' titles) and whether it fills the slot."""
     cited = [chunks[c.chunk_id] for n in claim.citations if (c := answer.citation(n)) is not None
              and c.chunk_id in chunks]
@@ -91,8 +94,9 @@ def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChun
     text = tx.strip_markers(claim.text)
     tokens = set(tokenize(text)) | {t for chunk in cited for t in tokenize(chunk.title or "")}
     published = any(chunk.metadata.get("published_at") for chunk in cited)
-    return ClaimReading(index, text, focus.coverage(tokens), fills_slot(focus.slot, text, focus.language, asked,
-                                                                                    lenient=True, published=published))
+    context = {t for chunk in cited for t in term_set(chunk.text)}
+    return ClaimReading(index, text, focus.coverage(tokens),
+                        focus.answered_by(text, tokens, lenient=True, published=published, context=context))
 
 
 def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks: dict[str, ScoredChunk],
@@ -139,8 +143,9 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
         return (f"no single cited sentence speaks to the question (each carries under {needed:.0%} of its "
                 f"terms); closest: \"{_short(closest.text)}\"")
     if not any(r.fills for r in on_focus):
-        return (f"the question asks for a {focus.slot.replace('_', '/')} and no cited sentence on its topic "
-                f"states one; closest: \"{_short(closest.text)}\"")
+        about = f" that '{focus.head}' refers to" if focus.head else ""
+        return (f"the question asks for a {focus.slot.replace('_', '/')}{about} and no cited sentence on its "
+                f"topic states one; closest: \"{_short(closest.text)}\"")
     return None
 
 
