@@ -145,6 +145,8 @@ def slot_head(query: str, slot: str) -> str:
     if slot not in _HEAD_SLOTS or _MULTI_CLAUSE.search(query):
         return ""
     words = _WORD.findall(query)
+    if len(words) > 1 and words[0].lower() in _PREPOSITIONS and words[1].lower() in _WH:
+        words = words[1:]  # "In which version was X removed?"
     low = [w.lower() for w in words]
     if not low or len(low) > _HEAD_MAX_WORDS or low[0] not in _WH:
         return ""
@@ -159,7 +161,7 @@ def slot_head(query: str, slot: str) -> str:
             return low[i + 1]  # "who was awarded X"
         # "when was X released (in Japan)", "how long must logs be kept": the verb after the subject
         verbs = [k for k in range(i + 2, len(low)) if not _is_name(words[k]) and _FINAL_VERB.search(low[k])] \
-            if low[0] in ("when", "where", "how") else []
+            if low[0] in ("when", "where", "how") or i > 1 else []
         if verbs:
             return low[verbs[-1]]
         i += 1
@@ -170,7 +172,17 @@ def slot_head(query: str, slot: str) -> str:
         i += 1
     if i >= len(low):
         return ""
-    if low[i] in _PREPOSITIONS:  # "Who is the CEO of X": the noun before "of" (a name-like role)
+    if low[i] in _AUX:  # "how many PEPs has Guido written": the verb after the subject
+        verbs = [k for k in range(i + 1, len(low)) if not _is_name(words[k]) and _FINAL_VERB.search(low[k])]
+        return low[verbs[-1]] if verbs else ""
+    if low[i] in _PREPOSITIONS and i > 0 and low[i - 1] in _SLOT_NOUNS:  # "the number of threads"
+        i += 1
+        while i < len(words) and (_is_name(words[i]) or low[i] in _FILLERS):
+            i += 1
+        if i >= len(low) or low[i] in _STOP_COMPOUND:
+            return ""
+        verb_position = -1
+    elif low[i] in _PREPOSITIONS:  # "Who is the CEO of X": the noun before "of" (a name-like role)
         before = low[i - 1] if i > 0 else ""
         return "" if before in _WH or before in _AUX or before in _FILLERS or before in _SLOT_NOUNS \
             or before.isdigit() else before

@@ -82,6 +82,9 @@ _DEICTIC_DATE = {
 }
 CONTEXT_CREDIT = 0.5
 _YEAR = re.compile(r"(?<![\d.,])(?:1[6-9]|20)\d\d(?![\d]|[.,]\d)")
+# A header field stated as a line ("Status: Active.", "PEP 8 – Created: 05-Jul-2001."): its colon
+# introduces a value, not a definition.
+_FIELD_LINE = re.compile(r"^(?:[^:.]{0,40}\s[–-]\s)?(?P<label>[A-Z][\w-]{0,30}):\s")
 # A sentence that asks instead of stating ("What countries won the most medals?") answers nothing.
 _QUESTION_SENTENCE = re.compile(r"[?？]\s*[\"'”’)]*\s*$")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
@@ -125,6 +128,11 @@ def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", leni
             text = re.sub(rf"(?<![\d.,]){re.escape(number)}(?![\d]|[.,]\d)", " ", text)
     if asked and slot in ("actor", "place") and language != "zh":
         text = _blank_asked_words(text, asked)
+    if slot == "number":
+        text = IDENTIFIER.sub(" ", text)  # "PEP 8", "Python 3.12" name things; they count nothing
+    field = _FIELD_LINE.match(text) if slot == "definition" else None
+    if field and field.group("label").lower() not in asked.lower():
+        text = text[field.end():]  # "PEP 1 – Status: Active." defines nothing; "Wheel: a format" may
     table = _SLOT_ZH if language == "zh" else _SLOT_EN
     pattern = table.get(slot)
     if pattern is None:

@@ -25,7 +25,9 @@ _SENTENCE_END = re.compile(
     r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(\[\u4e00-\u9fff])"
     r"|(?<=[。！？；])\s*"
 )
-_ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|Mr|Mrs|Ms|Dr|No|Fig|approx|Inc|Ltd|Co|St|U\.S)\.$")
+# ... and a name's initial ("Eric V. Smith", "Nathaniel J. Smith"): one capital after a word.
+_ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|Mr|Mrs|Ms|Dr|No|Fig|approx|Inc|Ltd|Co|St|U\.S)\.$|"
+                            r"(?<=[A-Za-z.] )[A-Z]\.$")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 
 

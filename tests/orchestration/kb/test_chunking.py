@@ -37,6 +37,14 @@ def test_abbreviations_do_not_split_sentences():
         "Burn was 2.5 t/h, e.g. at cruise.", "Dr. Li agreed."]
 
 
+def test_a_middle_initial_does_not_end_a_sentence():
+    """Found on the PEPs: "PEP 557 – Author: Eric V. Smith." was quoted as "... Author: Eric V."."""
+    assert split_sentences("PEP 557 – Author: Eric V. Smith. Data classes are new.") == [
+        "PEP 557 – Author: Eric V. Smith.", "Data classes are new."]
+    assert split_sentences("It was signed by J. R. Smith. Then it shipped.") == [
+        "It was signed by J. R. Smith.", "Then it shipped."]
+
+
 def test_chinese_sentences_split_on_full_stops_and_count_half_a_word_per_character():
     text = "液压系统压力测试已完成。结论为合格！下一步归档。"
     assert split_sentences(text) == ["液压系统压力测试已完成。", "结论为合格！", "下一步归档。"]
