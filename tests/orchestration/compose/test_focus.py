@@ -70,3 +70,16 @@ def test_the_slot_head_must_be_carried_by_the_answering_sentence_or_its_chunk():
     # a name the question writes is not the answer to "who"
     same = "The women's singles at Wimbledon was won in straight sets."
     assert not focus.answered_by(same, tokenize(same))
+
+
+def test_what_does_not_fill_a_slot_found_on_the_peps():
+    """'What is a PEP?' was answered with PEP 1's header lines; 'How many PEPs has Guido van
+    Rossum written?' (the PEPs never say) with 'PEP 8 – Author: Guido van Rossum, ...'."""
+    from orchestration.compose.focus import fills_slot
+
+    assert not fills_slot("definition", "PEP 1 – Status: Active.", asked="What is a PEP?")
+    assert fills_slot("definition", "A PEP is a design document providing information.", asked="What is a PEP?")
+    assert fills_slot("definition", "Wheel: a built-package format.", asked="What is a wheel?")  # a glossary line
+    assert not fills_slot("number", "PEP 8 – Author: Guido van Rossum, Barry Warsaw.",
+                          asked="How many PEPs has Guido van Rossum written?")
+    assert fills_slot("number", "Guido van Rossum wrote 12 of them.", asked="How many PEPs has Guido van Rossum written?")
