@@ -32,7 +32,7 @@ from perception.types import Perception
 
 from .citations import CitationBook
 from .comparison import Comparator, Finding, Side, comparison_sides, make_side
-from .focus import OPEN_SLOTS, Focus, asks_for_code, names_identifier
+from .focus import IDENTIFIER, OPEN_SLOTS, Focus, asks_for_code, names_identifier
 from .language import glue, relation_word
 from .questions import SLOT_OF_KIND, answer_bonus
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
@@ -238,13 +238,18 @@ class ExtractiveComposer:
 
 
 def _names_any(names: Sequence[Side], candidate: Candidate) -> bool:
-    """True when the sentence's chunk (its text, title or source) names one of the query's names.
+    """True when the sentence's chunk (its text, title or source) names one of the query's names
+    (a numbered name, "Python 3.12.0", as `names_identifier` reads it).
 
     The chunk, not the sentence: the sentence that answers often says "it" or "the benefit"
     while its section names the subject."""
     chunk = candidate.chunk
     where = (candidate.text, chunk.title or "", str(chunk.metadata.get("source") or ""), chunk.text)
-    return any(name.mentioned_in(text) for name in names for text in where)
+    if any(name.mentioned_in(text) for name in names for text in where):
+        return True
+    # a numbered name as a document writes it: "3.12.0 final" under "Python 3.12 Release Schedule"
+    return any(IDENTIFIER.fullmatch(name.name) and names_identifier(name.name, f"{chunk.title}\n{chunk.text}")
+               for name in names)
 
 
 def _answer_first(chosen: Sequence[Candidate]) -> list[Candidate]:

@@ -84,7 +84,7 @@ CONTEXT_CREDIT = 0.5
 _YEAR = re.compile(r"(?<![\d.,])(?:1[6-9]|20)\d\d(?![\d]|[.,]\d)")
 # A header field stated as a line ("Status: Active.", "PEP 8 – Created: 05-Jul-2001."): its colon
 # introduces a value, not a definition.
-_FIELD_LINE = re.compile(r"^(?:[^:.]{0,40}\s[–-]\s)?(?P<label>[A-Z][\w-]{0,30}):\s")
+FIELD_LINE = re.compile(r"^(?:[^:.]{0,40}\s[–-]\s)?(?P<label>[A-Z][\w-]{0,30}):\s")
 # A sentence that asks instead of stating ("What countries won the most medals?") answers nothing.
 _QUESTION_SENTENCE = re.compile(r"[?？]\s*[\"'”’)]*\s*$")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
@@ -130,7 +130,7 @@ def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", leni
         text = _blank_asked_words(text, asked)
     if slot == "number":
         text = IDENTIFIER.sub(" ", text)  # "PEP 8", "Python 3.12" name things; they count nothing
-    field = _FIELD_LINE.match(text) if slot == "definition" else None
+    field = FIELD_LINE.match(text) if slot == "definition" else None
     if field and field.group("label").lower() not in asked.lower():
         text = text[field.end():]  # "PEP 1 – Status: Active." defines nothing; "Wheel: a format" may
     table = _SLOT_ZH if language == "zh" else _SLOT_EN
@@ -235,9 +235,9 @@ class Focus:
         have, around = set(tokens), set(context)
         found = 0.0
         for term, weight in self.predicate.items():
-            if _present(term, have):
+            if present(term, have):
                 found += weight
-            elif around and _present(term, around):
+            elif around and present(term, around):
                 found += CONTEXT_CREDIT * weight
         return found / self.total
 
@@ -278,12 +278,12 @@ class Focus:
     def carries_head(self, tokens: Iterable[str]) -> bool:
         """True when `tokens` hold the slot's head word, a form of it or a word that says the same
         ("won" ~ "winner", "acquired" ~ "bought"); always True for a question without a head."""
-        return not self.head or _present(self.head, set(tokens))
+        return not self.head or present(self.head, set(tokens))
 
     def missing(self, tokens: Iterable[str]) -> list[str]:
         """The predicate terms absent from `tokens`, in question order."""
         have = set(tokens)
-        return [t for t in self.predicate if not _present(t, have)]
+        return [t for t in self.predicate if not present(t, have)]
 
 
 def names_identifier(identifier: str, text: str) -> bool:
@@ -336,7 +336,7 @@ _SAME_TERMS: tuple[frozenset[str], ...] = tuple(frozenset(tokenize(" ".join(grou
 _EQUIVALENT = {term: group - {term} for group in _SAME_TERMS for term in group}
 
 
-def _present(term: str, tokens: set[str]) -> bool:
+def present(term: str, tokens: set[str]) -> bool:
     """The term, a word that says the same (`_SAME_TERMS`) or a token related to it (see
     `_related`) is among `tokens`.
 

@@ -19,7 +19,7 @@ from core.vocab import MENTION_LABELS
 from orchestration.retrieval.tokenize import is_code, tokenize
 from perception.types import Perception
 
-from .focus import CUE_TERMS
+from .focus import CUE_TERMS, FIELD_LINE, present
 from .sentences import Candidate
 
 # A sentence that itself asks or describes a question ("This policy defines who handles ...",
@@ -146,6 +146,9 @@ def score(candidate: Candidate, terms: QueryTerms, settings: ScoreSettings,
         value *= settings.foreign_factor
     if (_META_ZH if candidate.language == "zh" else _META_EN).search(candidate.text):
         value *= settings.meta_factor
+    field = FIELD_LINE.match(candidate.text)
+    if field and not any(present(t, set(terms.weights)) for t in tokenize(field.group("label"))):
+        value *= settings.meta_factor  # "PEP 544 – Author: ..." answers who wrote it, not what it is
     status = str(candidate.chunk.metadata.get("status") or "").lower()
     value *= dict(settings.status_factors).get(status, 1.0)
     if _HISTORICAL.search(candidate.text):

@@ -288,3 +288,25 @@ def test_the_sentence_that_fills_the_asked_for_slot_leads_even_without_the_entit
                       title="Fleet log", score=0.9)
     answer = composer.run(perceive("How long does the E4027 inspection result stay valid?"), [answer_chunk, named])
     assert answer.claims[0].text.startswith("The inspection result stays valid for 30 days"), answer.text
+
+
+def test_a_numbered_name_is_found_as_documents_write_it():
+    """Found on the PEPs: "When was Python 3.12.0 released?" got no answer at all: the release
+    schedule writes "3.12.0 final: Monday, 2023-10-02" under a title naming Python 3.12, and the
+    composer kept only sentences whose chunk writes "Python 3.12.0" as such."""
+    from orchestration.compose.extractive import ExtractiveComposer
+    from orchestration.retrieval.scored import ScoredChunk
+    from perception import PerceptionAgent
+
+    chunk = ScoredChunk(chunk_id="pep-0693#3", kb="peps", text="Actual: 3.12.0 final: Monday, 2023-10-02. "
+                        "3.12.1: Thursday, 2023-12-07.", metadata={}, score=1.0,
+                        title="PEP 693 – Python 3.12 Release Schedule")
+    from dataclasses import replace
+
+    from perception.types import Entity
+
+    perception = PerceptionAgent(use_ner=False).run("When was Python 3.12.0 released?", "2026-08-22")
+    # as the service's Perception (with NER) reads it: spaCy tags "Python 3.12.0" as an ORG
+    perception = replace(perception, entities=[Entity("Python 3.12.0", "ORG", (9, 22), "ner", "Python 3.12.0")])
+    answer = ExtractiveComposer().run(perception, [chunk])
+    assert answer.claims and "2023-10-02" in answer.text

@@ -2,7 +2,8 @@
 
 import itertools
 
-from orchestration.compose.focus import _EQUIVALENT, _present, _related
+from orchestration.compose.focus import _EQUIVALENT, _related
+from orchestration.compose.focus import present as _present
 
 TERMS = ["a320", "reimburs", "reimbursement", "fee", "acquir", "举办", "举", "leap-1a", "2023", "apple"]
 TOKENS = ["a320neo", "a32", "reimbursement", "reimb", "fee", "fees", "acquisit", "acquir", "举办地", "举",
@@ -82,4 +83,5 @@ def test_what_does_not_fill_a_slot_found_on_the_peps():
     assert fills_slot("definition", "Wheel: a built-package format.", asked="What is a wheel?")  # a glossary line
     assert not fills_slot("number", "PEP 8 – Author: Guido van Rossum, Barry Warsaw.",
                           asked="How many PEPs has Guido van Rossum written?")
-    assert fills_slot("number", "Guido van Rossum wrote 12 of them.", asked="How many PEPs has Guido van Rossum written?")
+    assert fills_slot("number", "Guido van Rossum wrote 12 of them.",
+                      asked="How many PEPs has Guido van Rossum written?")

@@ -34,6 +34,17 @@ def test_comparison_gets_per_entity_tasks_in_the_2023_window(demo_router, percei
     assert all("superseded" in t.filters.exclude_status for t in plan.tasks)
 
 
+def test_compared_codes_get_exact_keyword_tasks(perceive):
+    """Found on the PEPs: "What is the difference between PEP 484 and PEP 544?" said "the
+    evidence says nothing about PEP 544": the per-entity hybrid task ranked near-topic chunks
+    over PEP 544 itself, which keyword search ranks first."""
+    router = Router(load_router_config(REPO_ROOT / "config" / "router.eval.yaml", known_kbs=["peps"]))
+    plan = router.run(perceive("What is the difference between PEP 484 and PEP 544?"))
+    exact = by_rule(plan, "compare-codes-keyword")
+    assert {(t.search, t.query) for t in exact} == {("keyword", "PEP 484"), ("keyword", "PEP 544")}
+    assert by_rule(plan, "compare-per-entity") and by_rule(plan, "broad")
+
+
 def test_closed_q2_test_reports_are_searched_by_type_in_every_kb(demo_router, perceive):
     plan = demo_router.run(perceive("查询 2025 年第二季度状态为已关闭的测试报告"))
     typed = by_rule(plan, "by-doc-type")
