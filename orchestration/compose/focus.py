@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 
 from core.text import CALENDAR_WORD, MONTH_NAME, has_han
 from core.vocab import SUBJECT_LABELS
+from orchestration.retrieval.same_terms import EQUIVALENT
 from orchestration.retrieval.tokenize import STOPWORDS_EN, is_code, tokenize
 from perception.types import Perception
 
@@ -304,46 +305,16 @@ def names_identifier(identifier: str, text: str) -> bool:
         and re.search(rf"\b{re.escape(word)}\b", text, re.I) is not None
 
 
-# Words a question asks with and the word a document answers with, as tokens: "Who wrote PEP
-# 484?" is answered by "Author: Guido van Rossum", "Who is the author?" by "written by"; "Who
-# won X?" by "X winner". The stemmer leaves irregular forms apart (won/win, held/hold), so they
-# are listed with the agent noun that names the doer.
-_SAME_TERMS: tuple[frozenset[str], ...] = tuple(frozenset(tokenize(" ".join(group))) for group in (
-    ("author", "wrote", "written", "write", "writer"),
-    ("win", "won", "winner", "wins"),
-    ("acquire", "acquired", "acquisition", "buy", "bought", "purchase", "purchased"),
-    ("hold", "held", "host", "hosted"),
-    ("lead", "led", "leader"),
-    ("begin", "began", "begun", "start", "started"),
-    ("make", "made", "maker"),
-    ("build", "built", "builder"),
-    ("sell", "sold", "seller"),
-    ("pay", "paid", "payment"),
-    ("keep", "kept"),
-    ("give", "gave", "given"),
-    ("choose", "chose", "chosen"),
-    ("direct", "directed", "director"),
-    ("found", "founded", "founder"),
-    ("release", "released", "launch", "launched"),
-    # the verbs of who-does-what in policies and processes
-    ("check", "verify", "verifies", "review", "examine", "inspect", "audit"),
-    ("approve", "approval", "approves", "authorise", "authorises"),  # not "authorize": its stem is "author"
-    # a proposal's fate, which a document states as its status ("Was PEP 3103 accepted?" ->
-    # "PEP 3103 – Status: Rejected.")
-    ("status", "accept", "accepted", "acceptance", "reject", "rejected", "rejection", "adopt", "adopted",
-     "withdrawn", "deferred"),
-))
-_EQUIVALENT = {term: group - {term} for group in _SAME_TERMS for term in group}
 
 
 def present(term: str, tokens: set[str]) -> bool:
-    """The term, a word that says the same (`_SAME_TERMS`) or a token related to it (see
+    """The term, a word that says the same (`orchestration.retrieval.same_terms`) or a token related to it (see
     `_related`) is among `tokens`.
 
     The term's kind is read once, not once per token: this runs for every predicate term of
     every candidate sentence (about a quarter of the loop's time before).
     """
-    if term in tokens or not tokens.isdisjoint(_EQUIVALENT.get(term, ())):
+    if term in tokens or not tokens.isdisjoint(EQUIVALENT.get(term, ())):
         return True
     kind = _term_kind(term)
     if kind == "code":

@@ -2,8 +2,9 @@
 
 import itertools
 
-from orchestration.compose.focus import _EQUIVALENT, _related
+from orchestration.compose.focus import _related
 from orchestration.compose.focus import present as _present
+from orchestration.retrieval.same_terms import EQUIVALENT
 
 TERMS = ["a320", "reimburs", "reimbursement", "fee", "acquir", "举办", "举", "leap-1a", "2023", "apple"]
 TOKENS = ["a320neo", "a32", "reimbursement", "reimb", "fee", "fees", "acquisit", "acquir", "举办地", "举",
@@ -16,7 +17,7 @@ def test_present_matches_the_token_by_token_rule_on_every_subset():
             have = set(tokens)
             for term in TERMS:
                 expected = term in have or any(_related(term, t) for t in have) \
-                    or not have.isdisjoint(_EQUIVALENT.get(term, ()))
+                    or not have.isdisjoint(EQUIVALENT.get(term, ()))
                 assert _present(term, have) == expected, (term, tokens)
 
 
@@ -38,10 +39,10 @@ def test_a_question_verb_finds_the_noun_a_document_answers_with():
 def test_each_word_says_the_same_as_one_group_only():
     """A stem in two groups would silently take the later group's meaning ("authorize" stems to
     "author": the approve group once made "author" mean "approve")."""
-    from orchestration.compose.focus import _SAME_TERMS
+    from orchestration.retrieval.same_terms import SAME_TERMS
 
     seen: dict[str, frozenset[str]] = {}
-    for group in _SAME_TERMS:
+    for group in SAME_TERMS:
         for term in group:
             assert term not in seen, (term, seen.get(term), group)
             seen[term] = group
