@@ -137,3 +137,33 @@ def test_today_in_a_dated_post_states_the_date_an_undated_one_does_not(perceive,
     undated = passage("launch#0", LAUNCH, title="Launching Lantern")
     issues = verdict(perceive, context, "When was Lantern 1.0 launched?", LAUNCH, undated)
     assert [i.kind for i in issues] == ["unanswered"] and "date" in issues[0].detail
+
+
+# --- RGB negatives: same-topic passages that do not state the asked-for fact -------------------
+
+@pytest.mark.parametrize("query, text", [
+    # no sentence says who *won*: a draw listing two players
+    ("Who won the women's singles Wimbledon in 2019?",
+     "Wimbledon 2019 – women's singles: Serena Williams and Johanna Konta in the first round."),
+    # another edition: the sentence states only another year
+    ("Who won the British Open golf tournament in 2020?", "Hinako Shibuno of Japan won the 2019 Women's British Open."),
+    # a question quoted in the text states nothing
+    ("Which country won the most medals at the 2018 Winter Olympics?",
+     "Where is Pyeongchang? What countries won the most medals at the 2018 Winter Olympics?"),
+    # the director is named nowhere: "director" is the question's own word
+    ("Who is the director of the Avatar movie?", "The director of Avatar has long planned to make several sequels."),
+], ids=["no-head", "other-year", "a-question", "no-new-name"])
+def test_rgb_negatives_are_unanswered(perceive, context, query, text):
+    chunk = passage("neg#0", text, title=" ")
+    issues = verdict(perceive, context, query, text.split("? ")[-1] if "? " in text else text, chunk)
+    assert [i.kind for i in issues] == ["unanswered"], issues
+
+
+@pytest.mark.parametrize("query, text", [
+    ("Who won the women's singles Wimbledon in 2019?",
+     "Simona Halep defeated Serena Williams in the final to win the 2019 Wimbledon ladies' singles title."),
+    ("Who won the British Open golf tournament in 2019?", "Shane Lowry won the 2019 Open Championship at Portrush."),
+    ("Who is the director of the Avatar movie?", "Avatar was directed by James Cameron."),
+], ids=["win", "same-year", "directed"])
+def test_rgb_positives_still_answer(perceive, context, query, text):
+    assert verdict(perceive, context, query, text, passage("pos#0", text, title=" ")) == []
