@@ -136,7 +136,7 @@ def test_stale_source_is_caught_and_the_retry_answers_from_the_current_revision(
     # gets cited. Validation flags it; the retry filters superseded documents out and the
     # answer comes from the 2023 revision (2% instead of 3%).
     loop = build_loop(kb_config=demo_kbs, perception=perception,
-                      router_config=_router_without(["compare-per-entity"]))
+                      router_config=_router_without(["compare-per-entity", "compare-codes-keyword"]))
     loop.warm_up()
     body = _ask(loop, "What engine deterioration allowance did the A320neo fuel figures use?", kb=["manuals"])
     first = body["attempts"][0]
@@ -149,7 +149,7 @@ def test_stale_source_is_caught_and_the_retry_answers_from_the_current_revision(
 
 def test_too_old_source_is_replaced_by_a_current_one_on_retry(demo_kbs, perception):
     loop = build_loop(kb_config=demo_kbs, perception=perception,
-                      router_config=_router_without(["compare-per-entity"]))
+                      router_config=_router_without(["compare-per-entity", "compare-codes-keyword"]))
     loop.warm_up()
     body = _ask(loop, "Which A320neo manual gives a fuel burn of 2,350 kg per block hour?", kb=["manuals"])
     first = body["attempts"][0]["verdict"]
@@ -162,10 +162,10 @@ def test_too_old_source_is_replaced_by_a_current_one_on_retry(demo_kbs, percepti
 
 
 def test_missing_comparison_side_gets_its_own_task_on_retry(demo_kbs, perception):
-    # Without the per-entity rule, one broad task with top_k=1 finds only one ticket;
+    # Without the per-entity rules, one broad task with top_k=1 finds only one ticket;
     # validation reports the other side missing and the retry searches for it alone.
     loop = build_loop(kb_config=demo_kbs, perception=perception,
-                      router_config=_router_without(["compare-per-entity"]))
+                      router_config=_router_without(["compare-per-entity", "compare-codes-keyword"]))
     loop.warm_up()
     body = _ask(loop, "Compare ticket TCK-1043 and ticket TCK-1038", kb=["reports"], top_k=1)
     first = body["attempts"][0]["verdict"]["issues"]
