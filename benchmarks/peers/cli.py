@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.retrieval.harness import log, set_threads
+from benchmarks.retrieval.harness import log, set_threads, stats
 from core.errors import IndexUnavailable
 
 from .compare import markdown, race, report
-from .systems import PEERS, Corpus, SightlineSystem, System, load_peers, package_version
+from .systems import PEERS, Corpus, QueryEmbeddingOnly, SightlineSystem, System, load_peers, package_version
 
 # set: (chunks each system returns, quality metrics reported; the first ones are the headline)
 SET_SPECS: dict[str, tuple[int, tuple[str, ...]]] = {
@@ -100,8 +100,14 @@ def run(set_name: str, data_dir: Path | None = None, limit: int | None = None, p
     loaded = load_peers(peers, corpus, k, candidates)
     for message in loaded.skipped.values():
         print(f"bench peers: {message}", file=sys.stderr)
+    systems: list[System] = [sightline, *loaded.systems]
     result = {"set": set_name, "k": k, "limit": limit,
-              **measure([sightline, *loaded.systems], queries, chunks, scorer, metrics, resamples, seed, progress)}
+              **measure(systems, queries, chunks, scorer, metrics, resamples, seed, progress,
+                        reference=[QueryEmbeddingOnly(corpus)])}
+    if set_name == "scifact":  # nDCG@10 ranks documents: say how often k chunks held fewer than 10
+        for s in systems:
+            short = sum(len({chunks[r].doc_id for r in rows}) < 10 for rows in s.results.values())
+            result["systems"][s.name]["rankings_under_10_documents"] = short
     result.update({
         "skipped": loaded.skipped,
         "embedding": f"every system embeds each query with Sightline's embedder ({embedder.name}, one thread), "
@@ -118,17 +124,25 @@ def run(set_name: str, data_dir: Path | None = None, limit: int | None = None, p
 
 
 def measure(systems: Sequence[System], queries: Sequence[Any], chunks: Sequence[Any], scorer: Callable,
-            metrics: Sequence[str], resamples: int = 10_000, seed: int = 0, progress: bool = False) -> dict[str, Any]:
+            metrics: Sequence[str], resamples: int = 10_000, seed: int = 0, progress: bool = False,
+            reference: Sequence[System] = ()) -> dict[str, Any]:
     """Race the systems over the queries and score each one's chunk rows with `scorer(chunks, query)`.
 
+    `reference` lanes (the query embedding alone) run in the same race, timed only.
+
     Returns:
-        report()'s figures with "queries" and each system's version and settings.
+        report()'s figures with "queries", each system's version and settings, and "reference" timings.
     """
-    times = race(systems, len(queries), progress)
+    times = race([*systems, *reference], len(queries), progress)
+    lanes = {lane.name: stats(times.pop(lane.name)) for lane in reference}
     scores = {s.name: [scorer([chunks[r] for r in s.results[i]], q) for i, q in enumerate(queries)]
               for s in systems}
-    return {"queries": len(queries), **report(times, scores, metrics, resamples, seed),
-            "versions": {s.name: s.version for s in systems}, "settings": {s.name: s.settings for s in systems}}
+    out = {"queries": len(queries), **report(times, scores, metrics, resamples, seed),
+           "versions": {s.name: s.version for s in systems}, "settings": {s.name: s.settings for s in systems}}
+    if lanes:
+        out["reference"] = {name: {"median_ms": f["median"], "p95_ms": f["p95"], "mean_ms": f["mean"]}
+                            for name, f in lanes.items()}
+    return out
 
 
 def summary(result: dict[str, Any]) -> str:
@@ -140,6 +154,9 @@ def summary(result: dict[str, Any]) -> str:
              f"load average {machine['load_average_start']} -> {machine['load_average_end']} on {machine['cpus']} "
              f"cores; wall {result['wall_seconds']} s; commit {result['commit']}", "",
              markdown(result, metrics)]
+    for name, figures in result.get("reference", {}).items():
+        lines.append(f"\n{name} alone (in every system's time above): median {figures['median_ms']:g} ms, "
+                     f"p95 {figures['p95_ms']:g} ms")
     targets = result.get("targets", {})
     if targets:
         shown = [f"{name} {t['x']}x (target >= {t['target']}x: {'met' if t['met'] else 'not met'})"

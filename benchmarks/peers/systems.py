@@ -164,6 +164,22 @@ class HaystackSystem:
         self.results[i] = [int(doc.id) for doc in out["joiner"]["documents"]]
 
 
+class QueryEmbeddingOnly:
+    """A reference lane, not a system: the query embedding alone, the cost every system above shares."""
+
+    name = "query_embedding"
+    version = ""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+        self.settings: dict[str, Any] = {}
+        self.results: dict[int, list[int]] = {}
+
+    def search(self, i: int) -> None:
+        self.corpus.embed(self.corpus.queries[i])
+        self.results[i] = []
+
+
 @dataclass
 class Loaded:
     """The peers that were built, their build seconds, and a message per peer left out."""

@@ -68,9 +68,12 @@ def test_the_json_has_the_issue_shape_and_compares_against_the_best_peer():
                Ranked("txtai", [[(i + 1) % 5, i] for i in range(n)], log),
                Ranked("haystack", [[(i + 1) % 5] for i in range(n)], log)]
     _, metrics = SET_SPECS["multihop"]
-    result = measure(systems, QUERIES, chunks(), score_multihop, metrics, resamples=500)
+    embedding = Ranked("query_embedding", [[]] * n, log)
+    result = measure(systems, QUERIES, chunks(), score_multihop, metrics, resamples=500, reference=[embedding])
     payload = json.loads(json.dumps(result))  # serialisable as it is
     assert set(payload["systems"]) == {"sightline", "txtai", "haystack"}
+    assert set(payload["reference"]["query_embedding"]) == {"median_ms", "p95_ms", "mean_ms"}
+    assert sum(1 for name, _ in log if name == "query_embedding") == n + 1  # raced with them, warm-up included
     for figures in payload["systems"].values():
         assert {"median_ms", "p95_ms", "mrr@10", "hits@10"} <= set(figures)
     assert payload["systems"]["sightline"]["mrr@10"] == 1.0
