@@ -129,6 +129,9 @@ _SLOT_NOUNS = frozenset({"date", "year", "day", "month", "time", "name", "names"
                          "type", "much", "many", "long", "often", "far", "old", "version", "place", "location",
                          "country", "city", "person", "people", "company", "value", "figure", "total"})
 _STOP_COMPOUND = _AUX | _FILLERS | _PREPOSITIONS | _SLOT_NOUNS
+# A verb form that ends a compound ("who was awarded the prize"), unlike "release" in "the
+# release manager", which a noun follows.
+_PARTICIPLE = re.compile(r"(?:ed|en)$|^(?:held|won|born|built|made|sold|led|kept|paid|sent|spent|done|begun)$")
 # A clause-final verb after "when/where was X ...": "When was Splatoon 2 released?"
 _FINAL_VERB = re.compile(r"(?:ed|en)$|^(?:held|won|born|built|made|sold|led|kept|paid|sent|spent|set|put|run|done|"
                          r"begun|premiere|release|launch|start|end|begin|open|close|happen|occur|arrive|ship)$")
@@ -188,7 +191,7 @@ def slot_head(query: str, slot: str) -> str:
             or before.isdigit() else before
     # a compound's last word is its head: "the monthly internet reimbursement", "the lead actress"
     while i > verb_position and i + 1 < len(low) and not _is_name(words[i + 1]) \
-            and low[i + 1] not in _STOP_COMPOUND and not _FINAL_VERB.search(low[i]):
+            and low[i + 1] not in _STOP_COMPOUND and not _PARTICIPLE.search(low[i]):
         i += 1
     return low[i]
 

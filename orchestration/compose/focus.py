@@ -36,6 +36,7 @@ QUESTION_TERMS = CUE_TERMS | frozenset({
     "did", "do", "tell", "say", "accord", "articl", "report", "mention", "describ", "consid", "inform",
     "base", "provid", "detail", "discuss", "publish", "highlight", "note", "suggest", "indic", "regard",
     "per", "each", "also", "ever", "still", "exact", "actual", "current",
+    "can", "could", "would", "should", "may", "might", "must", "go",  # modals and "going to"
     "谁", "哪里", "何时", "吗", "呢", "请问", "应该", "可以", "需要", "处理",
 })
 

@@ -76,6 +76,10 @@ def test_perception_carries_the_slot_and_says_which_rule_decided(rules_agent):
     ("How many ballots were cast in the January 2019 steering council election?", "ballots"),
     ("How long must fault code logs be kept?", "kept"),
     ("What is the monthly internet reimbursement?", "reimbursement"),   # a compound's last word
+    ("Who is the release manager for Python 3.16?", "manager"),          # "release" is no verb here
+    ("How many PEPs has Guido van Rossum written?", "written"),          # the verb after the subject
+    ("In which Python version will tomllib be removed?", ""),            # a "fact" slot
+    ("What is the maximum number of threads the free-threaded CPython build can run?", "threads"),
     ("which city hosted the olympic games in 2012?", "hosted"),
     # none read: the noun restates the slot, a multi-part question, a definition, Chinese
     ("What is the date of the 2020 NBA Draft?", ""),

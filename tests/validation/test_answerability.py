@@ -167,3 +167,28 @@ def test_rgb_negatives_are_unanswered(perceive, context, query, text):
 ], ids=["win", "same-year", "directed"])
 def test_rgb_positives_still_answer(perceive, context, query, text):
     assert verdict(perceive, context, query, text, passage("pos#0", text, title=" ")) == []
+
+
+# --- PEPs (real documentation, issue 11's question set) ------------------------------------------
+
+def test_a_short_yes_no_question_needs_every_term(perceive, context):
+    """"Does PEP 8 recommend using the black formatter?" (the PEPs never name black) was
+    answered with a sentence on PEP 8's recommendation and auto-formatters."""
+    text = ("Additionally, since the original block comment alternative format went against the recommendation "
+            "of PEP 8, linters and IDE auto-formatters that respected the recommendation would fail by default.")
+    chunk = passage("pep-0723#3", text, title="PEP 723 – Inline script metadata")
+    issues = verdict(perceive, context, "Does PEP 8 recommend using the black formatter?", text, chunk)
+    assert [i.kind for i in issues] == ["unanswered"] and "'black'" in issues[0].detail
+    tomllib = "The ability to write TOML files is not needed for the use cases that motivate this PEP."
+    chunk = passage("pep-0680#4", tomllib, title="PEP 680 – tomllib: Support for Parsing TOML in the Standard Library")
+    assert verdict(perceive, context, "Can tomllib write TOML files?", tomllib, chunk) == []  # "can" is no term
+
+
+def test_the_head_of_a_compound_is_its_last_noun(perceive, context):
+    """"Who is the release manager for Python 3.16?" read its head as "release" and was answered
+    from the CalVer PEP's sentences on releases."""
+    text = "Similarly, library maintainers supporting all CPython upstream versions need to test against five versions."
+    chunk = passage("pep-2026#6", text + " A deprecation planned for removal in 3.16 moves.",
+                    title="PEP 2026 – Calendar versioning for Python")
+    issues = verdict(perceive, context, "Who is the release manager for Python 3.16?", text, chunk)
+    assert [i.kind for i in issues] == ["unanswered"] and "'manag'" in issues[0].detail
