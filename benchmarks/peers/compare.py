@@ -132,6 +132,6 @@ def markdown(result: Mapping[str, Any], metrics: Sequence[str]) -> str:
         lines.append(f"\n{metric}, Sightline minus peer, mean and 95% paired bootstrap interval: "
                      + "; ".join(parts) + f" (best peer: {q['best_peer']}"
                      + (", significantly below it)" if q["significantly_below"] else ", not significantly below)"))
-    for name, message in result.get("skipped", {}).items():
-        lines.append(f"\n{name}: {message}")
+    for message in result.get("skipped", {}).values():
+        lines.append(f"\n{message}")
     return "\n".join(lines)
