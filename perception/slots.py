@@ -59,7 +59,8 @@ _DEFINITION_EN = re.compile(r"^\s*what\s+(?:is|are)\s+(?!(?:(?:an?|the)\s+)?(?:d
 _PROCEDURE_ZH = re.compile(r"如何|怎么|怎样|步骤|流程|操作方法|处理方式")
 _DURATION_ZH = re.compile(r"多久|多长时间|多少天|几天|(?:期限|时长)是?(?:多少|多长|几)")
 _AMOUNT_ZH = re.compile(r"多少钱|(?:金额|费用|价格|补贴|预算|标准)是?多少")
-_NUMBER_ZH = re.compile(r"多少|几个|几种|几次|比例|百分比|比率|数量|上限|下限")
+_NUMBER_ZH = re.compile(r"多少|几[个种次块位名项件人天辆架艘部枚场]|比例|百分比|比率|数量|上限|下限|"
+                        r"(?:量|额|率|人数|票房|规模|增速)\s*[？?]?\s*$")  # a measure noun ends the question
 _DATE_ZH = re.compile(r"何时|什么时候|哪一年|哪年|哪天|哪一天|几月|几号|(?:日期|时间)是?(?:什么|哪)")
 _ACTOR_ZH = re.compile(r"谁|哪家|哪个部门|哪个团队|由哪|哪位|哪个公司|负责人|审批人")
 _PLACE_ZH = re.compile(r"哪里|在哪|哪个国家|哪个城市|地点")
@@ -137,15 +138,39 @@ _FINAL_VERB = re.compile(r"(?:ed|en)$|^(?:held|won|born|built|made|sold|led|kept
                          r"begun|premiere|release|launch|start|end|begin|open|close|happen|occur|arrive|ship)$")
 
 
+# Chinese: the words a question ends with to ask (是谁, 叫什么, 是多少) and nouns that only restate
+# the slot (人数, 时间): the head is the last word before them.
+_ASK_TAIL_ZH = re.compile(r"(?:是|为|叫|有|在|的)?(?:谁|什么|多少|几[个种次块位名项件人天年辆架艘部枚场]?|哪些|哪个|哪部电影|哪部|哪里|何时|什么时候)?[？?。!！\s]*$")
+_SLOT_NOUNS_ZH = frozenset({"人数", "数量", "多少", "时间", "日期", "名字", "名称", "地点", "数字", "情况", "具体"})
+
+
+def _slot_head_zh(query: str) -> str:
+    """The last content word of a Chinese question before its asking tail ("导演" in
+    "电影《四海》的导演是谁", "吞吐量" in "2021年北京大兴机场年旅客吞吐量"), "" when none."""
+    import jieba  # the segmenter Perception and the BM25 tokeniser use; loaded once per process
+
+    words = [w for w in jieba.lcut(_ASK_TAIL_ZH.sub("", query.strip())) if w.strip()]
+    for word in reversed(words):
+        if word in _SLOT_NOUNS_ZH or not re.fullmatch(r"[\u4e00-\u9fff]{2,}", word):
+            continue
+        return word
+    return ""
+
+
 def slot_head(query: str, slot: str) -> str:
     """The word of a short English question the asked-for slot attaches to, or "" when none is read.
 
     "Who won X?" -> "won"; "Who is the director of X?" -> "director"; "When was X released?" ->
     "released"; "What was Tesla's revenue in Q1 2021?" -> "revenue"; "How many ballots were cast?"
     -> "ballots". Names (capitalised words), numbers and nouns that only restate the slot ("the
-    date of", "the name of") are never the head. Deterministic; Chinese questions get "".
+    date of", "the name of") are never the head. A short one-clause Chinese question's head is
+    its last content word before the asking tail (`_slot_head_zh`). Deterministic.
     """
-    if slot not in _HEAD_SLOTS or _MULTI_CLAUSE.search(query):
+    if slot not in _HEAD_SLOTS:
+        return ""
+    if re.search(r"[\u4e00-\u9fff]", query):
+        return _slot_head_zh(query) if len(query) <= 30 and not re.search(r"[，,；;和与及]", query) else ""
+    if _MULTI_CLAUSE.search(query):
         return ""
     words = _WORD.findall(query)
     if len(words) > 1 and words[0].lower() in _PREPOSITIONS and words[1].lower() in _WH:

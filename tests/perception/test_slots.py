@@ -86,7 +86,10 @@ def test_perception_carries_the_slot_and_says_which_rule_decided(rules_agent):
     ("What was Tesla's revenue in Q1 2021?", "revenue"),   # an amount
     ("Who wrote the report, and when was it published?", ""),
     ("What is a wheel?", ""),
-    ("谁收购了WhatsApp？", ""),
+    ("谁收购了WhatsApp？", "收购"),                     # Chinese: the last word before the asking tail
+    ("电影《四海》的导演是谁", "导演"),
+    ("2021年北京大兴机场年旅客吞吐量", "吞吐量"),
+    ("印控克什米尔地区寺庙踩踏事故死亡人数", "死亡"),   # 人数 only restates the slot
 ])
 def test_slot_head_is_the_word_the_asked_fact_attaches_to(query, head):
     slot, _ = asked_slot(query, "lookup")
