@@ -140,7 +140,9 @@ _FINAL_VERB = re.compile(r"(?:ed|en)$|^(?:held|won|born|built|made|sold|led|kept
 
 # Chinese: the words a question ends with to ask (是谁, 叫什么, 是多少) and nouns that only restate
 # the slot (人数, 时间): the head is the last word before them.
-_ASK_TAIL_ZH = re.compile(r"(?:是|为|叫|有|在|的)?(?:谁|什么|多少|几[个种次块位名项件人天年辆架艘部枚场]?|哪些|哪个|哪部电影|哪部|哪里|何时|什么时候)?[？?。!！\s]*$")
+_ASK_TAIL_ZH = re.compile(r"(?:是|为|叫|有|在|的)?"
+                          r"(?:谁|什么|多少|几[个种次块位名项件人天年辆架艘部枚场]?|哪些|哪个|哪部电影|哪部|哪里|何时|什么时候)?"
+                          r"[？?。!！\s]*$")
 _SLOT_NOUNS_ZH = frozenset({"人数", "数量", "多少", "时间", "日期", "名字", "名称", "地点", "数字", "情况", "具体"})
 
 
