@@ -25,7 +25,8 @@ from .stats import head_commit  # noqa: E402
 COLORS = {"bm25": "#4C72B0", "dense": "#DD8452", "hybrid": "#55A868", "topk": "#55A868", "router": "#C44E52",
           "zh": "#8172B3", "en": "#937860"}
 DPI = 90
-LOWER_IS_BETTER = {"false_refusal", "conflict_answer_fake", "counterfactual_answer_fake"}
+LOWER_IS_BETTER = {"false_refusal", "conflict_answer_fake", "counterfactual_answer_fake",
+                   "counterfactual_fake_unflagged"}
 
 
 

@@ -172,8 +172,11 @@ def run_rgb_lang(loop: AnswerLoop, lang: str, queries: Sequence[EvalQuery], prog
             body = ask(loop, kbs, lang, query, ["positive_wrong"])
             record("counterfactual", body)
             counts.setdefault("counterfactual_flagged", []).append(float(body["status"] != "answered"))
-            counts.setdefault("counterfactual_answer_fake", []).append(
-                float(bool(fake) and contains_answer(body["answer"], fake)))
+            repeated = bool(fake) and contains_answer(body["answer"], fake)
+            counts.setdefault("counterfactual_answer_fake", []).append(float(repeated))
+            # the target: the fake answer stated as a plain, unflagged answer
+            counts.setdefault("counterfactual_fake_unflagged", []).append(
+                float(repeated and body["status"] == "answered"))
     metrics = {k: round(sum(v) / len(v), 4) for k, v in counts.items() if v}
     return {"metrics": metrics, "statuses": statuses, "latency": latency_summary(timings),
             "examples": examples, "queries": len(queries)}
