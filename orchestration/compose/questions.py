@@ -19,6 +19,7 @@ from .sentences import Candidate
 SLOT_OF_KIND = {"actor": "actor", "steps": "procedure", "date": "date", "number": "number"}
 COVERAGE_WEIGHT = 0.05  # share of the question's predicate the sentence carries
 SLOT_WEIGHT = 0.2      # the sentence states the asked-for kind of fact (and is on the predicate)
+HEAD_IN_CHUNK_ONLY = 0.5  # share of SLOT_WEIGHT when the slot's head is only elsewhere in the chunk
 
 
 def answer_bonus(focus: Focus, candidate: Candidate) -> float:
@@ -29,7 +30,8 @@ def answer_bonus(focus: Focus, candidate: Candidate) -> float:
             and focus.answered_by(candidate.text, candidate.context_tokens, candidate.language,
                                   published=bool(candidate.chunk.metadata.get("published_at")),
                                   context=term_set(candidate.chunk.text)):
-        bonus += SLOT_WEIGHT
+        # the head in the sentence itself beats the head elsewhere in its chunk
+        bonus += SLOT_WEIGHT if focus.carries_head(candidate.context_tokens) else SLOT_WEIGHT * HEAD_IN_CHUNK_ONLY
     candidate.notes["coverage"] = round(coverage, 3)
-    candidate.notes["fills_slot"] = bonus >= SLOT_WEIGHT
+    candidate.notes["fills_slot"] = bonus >= SLOT_WEIGHT * HEAD_IN_CHUNK_ONLY
     return bonus

@@ -17,7 +17,7 @@ from .tokenize import tokenize
 
 _GROUPS = (
     ("author", "wrote", "written", "write", "writer"),
-    ("win", "won", "winner", "wins"),
+    ("win", "won", "winner", "wins", "champion"),
     ("acquire", "acquired", "acquisition", "buy", "bought", "purchase", "purchased"),
     ("hold", "held", "host", "hosted"),
     ("lead", "led", "leader"),
@@ -31,7 +31,7 @@ _GROUPS = (
     ("choose", "chose", "chosen"),
     ("direct", "directed", "director"),
     ("found", "founded", "founder"),
-    ("release", "released", "launch", "launched"),
+    ("release", "released", "launch", "launched", "publish", "published"),
     # the verbs of who-does-what in policies and processes
     ("check", "verify", "verifies", "examine", "inspect", "audit"),
     ("approve", "approval", "approves", "authorise", "authorises"),  # not "authorize": its stem is "author"

@@ -310,3 +310,20 @@ def test_a_numbered_name_is_found_as_documents_write_it():
     perception = replace(perception, entities=[Entity("Python 3.12.0", "ORG", (9, 22), "ner", "Python 3.12.0")])
     answer = ExtractiveComposer().run(perception, [chunk])
     assert answer.claims and "2023-10-02" in answer.text
+
+
+def test_the_sentence_stating_the_head_leads_over_one_whose_chunk_does():
+    """RGB: "Who is the new CEO of Vanguard?" quoted "John C. Bogle sought to create ..." (a new
+    name; "CEO" only elsewhere in its chunk) over "New Vanguard CEO Tim Buckley: ...", which
+    states the head itself."""
+    from orchestration.compose.extractive import ExtractiveComposer
+    from orchestration.retrieval.scored import ScoredChunk
+    from perception import PerceptionAgent
+
+    founder = ScoredChunk(chunk_id="c1", kb="kb", text="When founding Vanguard, John C. Bogle sought to create a "
+                          "new and better way. Bogle stepped down as CEO in 1996.", metadata={}, score=1.0, title=" ")
+    buckley = ScoredChunk(chunk_id="c2", kb="kb", text="New Vanguard CEO Tim Buckley spoke at the conference.",
+                          metadata={}, score=0.9, title=" ")
+    perception = PerceptionAgent(use_ner=False).run("Who is the new CEO of Vanguard?", "2023-12-31")
+    answer = ExtractiveComposer().run(perception, [founder, buckley])
+    assert answer.claims[0].text.startswith("New Vanguard CEO Tim Buckley")
