@@ -315,7 +315,7 @@ def test_a_numbered_name_is_found_as_documents_write_it():
 def test_the_sentence_stating_the_head_leads_over_one_whose_chunk_does():
     """RGB: "Who is the new CEO of Vanguard?" quoted "John C. Bogle sought to create ..." (a new
     name; "CEO" only elsewhere in its chunk) over "New Vanguard CEO Tim Buckley: ...", which
-    states the head itself."""
+    states the head itself, from a chunk ranked far lower."""
     from orchestration.compose.extractive import ExtractiveComposer
     from orchestration.retrieval.scored import ScoredChunk
     from perception import PerceptionAgent
@@ -323,7 +323,7 @@ def test_the_sentence_stating_the_head_leads_over_one_whose_chunk_does():
     founder = ScoredChunk(chunk_id="c1", kb="kb", text="When founding Vanguard, John C. Bogle sought to create a "
                           "new and better way. Bogle stepped down as CEO in 1996.", metadata={}, score=1.0, title=" ")
     buckley = ScoredChunk(chunk_id="c2", kb="kb", text="New Vanguard CEO Tim Buckley spoke at the conference.",
-                          metadata={}, score=0.9, title=" ")
+                          metadata={}, score=0.05, title=" ")
     perception = PerceptionAgent(use_ner=False).run("Who is the new CEO of Vanguard?", "2023-12-31")
     answer = ExtractiveComposer().run(perception, [founder, buckley])
     assert answer.claims[0].text.startswith("New Vanguard CEO Tim Buckley")
