@@ -154,8 +154,13 @@ def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", leni
 def _blank_asked_words(text: str, asked: str) -> str:
     """`text` with the words the question itself writes blanked out (case ignored): "Who is the
     director of Avatar?" is not answered by "The director of Avatar ..." naming nobody new."""
-    words = {w.lower() for w in re.findall(r"[A-Za-z][\w'’-]*", asked)}
-    return re.sub(r"[A-Za-z][\w'’-]*", lambda m: "_" if m.group(0).lower() in words else m.group(0), text)
+    words = {_bare(w) for w in re.findall(r"[A-Za-z][\w'’-]*", asked)}
+    return re.sub(r"[A-Za-z][\w'’-]*", lambda m: "_" if _bare(m.group(0)) in words else m.group(0), text)
+
+
+def _bare(word: str) -> str:
+    """A word in lower case without a possessive ending ("Vanguard's" -> "vanguard")."""
+    return re.sub(r"['’]s$", "", word.lower())
 
 
 @dataclass(frozen=True)

@@ -86,3 +86,12 @@ def test_what_does_not_fill_a_slot_found_on_the_peps():
                           asked="How many PEPs has Guido van Rossum written?")
     assert fills_slot("number", "Guido van Rossum wrote 12 of them.",
                       asked="How many PEPs has Guido van Rossum written?")
+
+
+def test_a_possessive_of_a_name_the_question_writes_is_not_a_new_name():
+    """RGB: "Who is the new CEO of Vanguard?" was filled by "Vanguard's New CEO Says ...": the
+    possessive "Vanguard's" passed for a name the question did not write."""
+    from orchestration.compose.focus import fills_slot
+
+    assert not fills_slot("actor", "the outlook of Vanguard's shares", asked="Who is the new CEO of Vanguard?")
+    assert fills_slot("actor", "the outlook of Vanguard's Tim Buckley", asked="Who is the new CEO of Vanguard?")
