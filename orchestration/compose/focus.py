@@ -151,6 +151,12 @@ def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", leni
     return bool(pattern.search(text))
 
 
+@functools.lru_cache(maxsize=8192)
+def _years(text: str) -> frozenset[str]:
+    """The four-digit years a text writes (1600-2099)."""
+    return frozenset(_YEAR.findall(text))
+
+
 def _blank_asked_words(text: str, asked: str) -> str:
     """`text` with the words the question itself writes blanked out (case ignored): "Who is the
     director of Avatar?" is not answered by "The director of Avatar ..." naming nobody new."""
@@ -267,10 +273,10 @@ class Focus:
     def _other_year(self, text: str) -> bool:
         """The sentence states years, none of them a year the question asks about: it reports
         another season, edition or quarter ("won the 2019 Open" for "Who won the Open in 2020?")."""
-        asked = set(_YEAR.findall(self.question))
+        asked = _years(self.question)
         if not asked:
             return False
-        stated = set(_YEAR.findall(text))
+        stated = _years(text)
         return bool(stated) and stated.isdisjoint(asked)
 
     def head_in(self, token_sets: Iterable[Iterable[str]]) -> Focus:
