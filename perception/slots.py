@@ -37,7 +37,8 @@ _AMOUNT_EN = re.compile(r"\bhow\s+much\b|\bwhat\s+(?:does|did|do|will)\b.{0,40}\
                         r"earning|turnover|valuation)s?\b", _EN)
 _NUMBER_EN = re.compile(r"\bhow\s+many\b|\bwhat\s+(?:is|was|are|were)?\s*(?:the\s+)?"
                         r"(?:percentage|rate|number|share|ratio|amount|total|maximum|minimum|limit|size|count)\b|"
-                        r"\b(?:maximum|minimum)\b", _EN)
+                        r"\b(?:maximum|minimum)\b|"
+                        r"\b(?:which|what)\s+(?:[\w.-]+\s+)?(?:version|release)\b", _EN)  # a version number
 _DATE_EN = re.compile(r"^\s*when\b|\bwhen\s+(?:was|were|did|does|do|is|will)\b|"
                       r"\b(?:what|which)\s+(?:year|date|day|month|time)\b|\bsince\s+when\b|"
                       r"\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:[\w'-]+\s+){0,2}date\b", _EN)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from core.text import CALENDAR_WORD, MONTH_NAME, has_han
 from core.vocab import SUBJECT_LABELS
-from orchestration.retrieval.same_terms import EQUIVALENT
+from orchestration.retrieval.same_terms import ADDED, EQUIVALENT
 from orchestration.retrieval.tokenize import STOPWORDS_EN, is_code, tokenize
 from perception.types import Perception
 
@@ -266,10 +266,17 @@ class Focus:
             return True
         if _QUESTION_SENTENCE.search(text) or self._other_year(text):
             return False
-        if not (self.carries_head(tokens) or (context and self.carries_head(context))):
+        if not (self.carries_head(tokens) or (context and self.carries_head(context)) or self._version_field(text)):
             return False
         return fills_slot(self.slot, text, language or self.language, self.question, lenient=lenient,
                           published=published)
+
+    def _version_field(self, text: str) -> bool:
+        """A document's version field ("PEP 572 – Python-Version: 3.8.") answers "which version
+        added / introduced X": the version its subject arrived in (not the one that removed it)."""
+        field = FIELD_LINE.match(text)
+        return bool(field) and "version" in field.group("label").lower() and self.head in ADDED \
+            and re.search(r"\bversion\b", self.question, re.I) is not None
 
     def _other_year(self, text: str) -> bool:
         """The sentence states years, none of them a year the question asks about: it reports

@@ -17,6 +17,7 @@ from perception.slots import asked_slot, slot_head
     ("What is the fee for late filing?", "lookup", "amount"),
     ("What was Tesla's revenue in Q1 2021?", "lookup", "amount"),  # a company's figures are amounts
     ("What is the release date of Cyberpunk 2077?", "lookup", "date"),
+    ("In which Python version will tomllib be removed?", "lookup", "number"),  # a version number
     ("How many seats does the A320neo have?", "lookup", "number"),
     ("What maximum line length does PEP 8 recommend?", "lookup", "number"),
     ("When does the iPhone 11 release?", "lookup", "date"),
@@ -78,7 +79,7 @@ def test_perception_carries_the_slot_and_says_which_rule_decided(rules_agent):
     ("What is the monthly internet reimbursement?", "reimbursement"),   # a compound's last word
     ("Who is the release manager for Python 3.16?", "manager"),          # "release" is no verb here
     ("How many PEPs has Guido van Rossum written?", "written"),          # the verb after the subject
-    ("In which Python version will tomllib be removed?", ""),            # a "fact" slot
+    ("In which Python version will tomllib be removed?", "removed"),
     ("What is the maximum number of threads the free-threaded CPython build can run?", "threads"),
     ("which city hosted the olympic games in 2012?", "hosted"),
     # none read: the noun restates the slot, a multi-part question, a definition, Chinese
