@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from core.text import strip_markers
 from core.vocab import MENTION_LABELS
+from orchestration.retrieval.same_terms import EQUIVALENT
 from orchestration.retrieval.tokenize import is_code, tokenize
 from perception.types import Perception
 
@@ -87,10 +88,12 @@ class QueryTerms:
         return max(sum(self.weights.values()), 1e-9)
 
     def matched(self, tokens: frozenset[str]) -> float:
-        """The weight of query terms present in `tokens` (a code also matches a longer code: A320 ~ a320neo)."""
+        """The weight of query terms present in `tokens` (a code also matches a longer code: A320 ~ a320neo;
+        a word that says the same counts: "adopted" ~ "Status: Rejected", `same_terms`)."""
         found = 0.0
         for term, weight in self.weights.items():
-            if term in tokens or (_is_code(term) and any(t.startswith(term) for t in tokens)):
+            if term in tokens or (_is_code(term) and any(t.startswith(term) for t in tokens)) \
+                    or not tokens.isdisjoint(EQUIVALENT.get(term, ())):
                 found += weight
         return found
 

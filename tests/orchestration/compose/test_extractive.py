@@ -327,3 +327,23 @@ def test_the_sentence_stating_the_head_leads_over_one_whose_chunk_does():
     perception = PerceptionAgent(use_ner=False).run("Who is the new CEO of Vanguard?", "2023-12-31")
     answer = ExtractiveComposer().run(perception, [founder, buckley])
     assert answer.claims[0].text.startswith("New Vanguard CEO Tim Buckley")
+
+
+def test_a_status_line_answers_whether_a_proposal_was_adopted():
+    """PEPs: "Is calendar versioning going to be adopted for Python?" quoted PEP 602's "we adopted
+    an annual release cycle ..." and never PEP 2026's "Status: Rejected.": the status line shares
+    no word with the question, only the meaning ("adopted" ~ status, same_terms)."""
+    from orchestration.compose.extractive import ExtractiveComposer
+    from orchestration.retrieval.scored import ScoredChunk
+    from perception import PerceptionAgent
+
+    pep602 = ScoredChunk(chunk_id="pep-0602#3", kb="peps", text="In 2019, we adopted an annual release cycle with "
+                         "PEP 602, which opened the door for calendar versioning.", metadata={}, score=1.0,
+                         title="PEP 602 – Annual Release Cycle for Python")
+    pep2026 = ScoredChunk(chunk_id="pep-2026#0", kb="peps", text="PEP 2026 – Author: Hugo van Kemenade.\n\n"
+                          "PEP 2026 – Status: Rejected.", metadata={}, score=0.9,
+                          title="PEP 2026 – Calendar versioning for Python")
+    perception = PerceptionAgent(use_ner=False).run("Is calendar versioning going to be adopted for Python?",
+                                                    "2026-08-22")
+    answer = ExtractiveComposer().run(perception, [pep602, pep2026])
+    assert "PEP 2026 – Status: Rejected." in answer.text
