@@ -275,8 +275,9 @@ class Focus:
         """A document's version field ("PEP 572 – Python-Version: 3.8.") answers "which version
         added / introduced X": the version its subject arrived in (not the one that removed it)."""
         field = FIELD_LINE.match(text)
-        return bool(field) and "version" in field.group("label").lower() and self.head in ADDED \
-            and re.search(r"\bversion\b", self.question, re.I) is not None
+        if field is None or "version" not in field.group("label").lower():
+            return False
+        return self.head in ADDED and re.search(r"\bversion\b", self.question, re.I) is not None
 
     def _other_year(self, text: str) -> bool:
         """The sentence states years, none of them a year the question asks about: it reports
