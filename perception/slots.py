@@ -27,7 +27,7 @@ import re
 _EN = re.IGNORECASE
 _PROCEDURE_EN = re.compile(r"\bhow\s+(?:do|does|did|can|could|should|would|to|must)\b|"
                            r"\b(?:steps?|procedure|process|instructions?|workflow)\b", _EN)
-_DURATION_EN = re.compile(r"\bhow\s+long\b|\bfor\s+how\s+many\s+(?:days|weeks|months|years|hours)\b|"
+_DURATION_EN = re.compile(r"\bhow\s+long\b|\bhow\s+often\b|\bfor\s+how\s+many\s+(?:days|weeks|months|years|hours)\b|"
                           r"\b(?:what|which)\s+(?:duration|period|length\s+of\s+time)\b|"
                           r"\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:[\w'-]+\s+){0,3}"
                           r"(?:duration|period|timeout|interval|lifetime|retention|term|notice)s?\s*\??\s*$", _EN)

@@ -13,6 +13,7 @@ from perception.slots import asked_slot, slot_head
     ("How do I reset E4027?", "how_to", "procedure"),
     ("What is the reimbursement process?", "lookup", "procedure"),
     ("How long must records be kept?", "lookup", "duration"),
+    ("How often is a new Python feature version released?", "lookup", "duration"),  # a period
     ("How much is the monthly internet reimbursement?", "lookup", "amount"),
     ("What is the fee for late filing?", "lookup", "amount"),
     ("What was Tesla's revenue in Q1 2021?", "lookup", "amount"),  # a company's figures are amounts
