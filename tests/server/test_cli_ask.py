@@ -143,3 +143,14 @@ def test_ask_server_shows_the_service_error_as_one_line(live):
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1
     assert "unknown knowledge base 'nosuch'" in result.stderr and "(HTTP 4" in result.stderr
+
+
+def test_a_reader_that_stops_early_gets_no_traceback():
+    """`sightline perceive ... --json | head -c 20` printed a BrokenPipeError traceback (an output
+    larger than the pipe's buffer, so the write fails after head has gone)."""
+    query = "fuel burn of the A320 " * 1000
+    command = f"{sys.executable} -m server.cli perceive '{query}' --now {NOW} --json | head -c 20"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=REPO, capture_output=True, text=True,
+                          timeout=120, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    assert done.stdout.startswith("{") and len(done.stdout) == 20
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
