@@ -24,6 +24,9 @@ from __future__ import annotations
 
 import re
 
+from core.segment import default_tokenizer
+from core.text import HAN_RUN, has_han
+
 _EN = re.IGNORECASE
 _PROCEDURE_EN = re.compile(r"\bhow\s+(?:do|does|did|can|could|should|would|to|must)\b|"
                            r"\b(?:steps?|procedure|process|instructions?|workflow)\b", _EN)
@@ -116,7 +119,9 @@ def asked_slot(query: str, action: str, quantitative: bool = False) -> tuple[str
 # English question, where word order says it reliably; a long or multi-part question has none.
 
 _HEAD_SLOTS = frozenset({"actor", "date", "place", "number", "amount", "duration"})
-_HEAD_MAX_WORDS = 14
+# A short question, in words: its word order says which word the slot attaches to (and
+# validation asks a short yes/no or definition question to be answered on every term).
+SHORT_QUESTION_WORDS = 14
 _WORD = re.compile(r"[A-Za-z][\w'’-]*|\d[\d.,]*")
 _MULTI_CLAUSE = re.compile(r"(?<!\d),|,(?!\d)|[;:]|\b(?:and|while|whereas|but|or|if|after|before|because)\b", _EN)
 _WH = frozenset({"who", "whom", "whose", "what", "when", "where", "which", "how"})
@@ -133,10 +138,11 @@ _SLOT_NOUNS = frozenset({"date", "year", "day", "month", "time", "name", "names"
 _STOP_COMPOUND = _AUX | _FILLERS | _PREPOSITIONS | _SLOT_NOUNS
 # A verb form that ends a compound ("who was awarded the prize"), unlike "release" in "the
 # release manager", which a noun follows.
-_PARTICIPLE = re.compile(r"(?:ed|en)$|^(?:held|won|born|built|made|sold|led|kept|paid|sent|spent|done|begun)$")
+_IRREGULAR_PARTICIPLES = "held|won|born|built|made|sold|led|kept|paid|sent|spent|done|begun"
+_PARTICIPLE = re.compile(rf"(?:ed|en)$|^(?:{_IRREGULAR_PARTICIPLES})$")
 # A clause-final verb after "when/where was X ...": "When was Splatoon 2 released?"
-_FINAL_VERB = re.compile(r"(?:ed|en)$|^(?:held|won|born|built|made|sold|led|kept|paid|sent|spent|set|put|run|done|"
-                         r"begun|premiere|release|launch|start|end|begin|open|close|happen|occur|arrive|ship)$")
+_FINAL_VERB = re.compile(rf"(?:ed|en)$|^(?:{_IRREGULAR_PARTICIPLES}|set|put|run|premiere|release|launch|start|"
+                         rf"end|begin|open|close|happen|occur|arrive|ship)$")
 
 
 # Chinese: the words a question ends with to ask (是谁, 叫什么, 是多少) and nouns that only restate
@@ -150,13 +156,10 @@ _SLOT_NOUNS_ZH = frozenset({"人数", "数量", "多少", "时间", "日期", "�
 def _slot_head_zh(query: str) -> str:
     """The last content word of a Chinese question before its asking tail ("导演" in
     "电影《四海》的导演是谁", "吞吐量" in "2021年北京大兴机场年旅客吞吐量"), "" when none."""
-    import jieba  # the segmenter Perception and the BM25 tokeniser use; loaded once per process
-
-    words = [w for w in jieba.lcut(_ASK_TAIL_ZH.sub("", query.strip())) if w.strip()]
+    words = default_tokenizer().lcut(_ASK_TAIL_ZH.sub("", query.strip()))
     for word in reversed(words):
-        if word in _SLOT_NOUNS_ZH or not re.fullmatch(r"[\u4e00-\u9fff]{2,}", word):
-            continue
-        return word
+        if len(word) >= 2 and HAN_RUN.fullmatch(word) and word not in _SLOT_NOUNS_ZH:
+            return word
     return ""
 
 
@@ -171,7 +174,7 @@ def slot_head(query: str, slot: str) -> str:
     """
     if slot not in _HEAD_SLOTS:
         return ""
-    if re.search(r"[\u4e00-\u9fff]", query):
+    if has_han(query):
         return _slot_head_zh(query) if len(query) <= 30 and not re.search(r"[，,；;和与及]", query) else ""
     if _MULTI_CLAUSE.search(query):
         return ""
@@ -179,7 +182,7 @@ def slot_head(query: str, slot: str) -> str:
     if len(words) > 1 and words[0].lower() in _PREPOSITIONS and words[1].lower() in _WH:
         words = words[1:]  # "In which version was X removed?"
     low = [w.lower() for w in words]
-    if not low or len(low) > _HEAD_MAX_WORDS or low[0] not in _WH:
+    if not low or len(low) > SHORT_QUESTION_WORDS or low[0] not in _WH:
         return ""
     i = 1
     if low[0] in ("which", "what", "whose") and i < len(low) and low[i] not in _AUX:
@@ -191,10 +194,9 @@ def slot_head(query: str, slot: str) -> str:
                 and _FINAL_VERB.search(low[i + 1]):
             return low[i + 1]  # "who was awarded X"
         # "when was X released (in Japan)", "how long must logs be kept": the verb after the subject
-        verbs = [k for k in range(i + 2, len(low)) if not _is_name(words[k]) and _FINAL_VERB.search(low[k])] \
-            if low[0] in ("when", "where", "how") or i > 1 else []
-        if verbs:
-            return low[verbs[-1]]
+        verb = _last_verb(words, i + 2) if low[0] in ("when", "where", "how") or i > 1 else ""
+        if verb:
+            return verb
         i += 1
     verb_position = i  # "Who approves X": a word straight after the question words is its verb
     while i < len(low) and (low[i] in _AUX or low[i] in _FILLERS):
@@ -204,8 +206,7 @@ def slot_head(query: str, slot: str) -> str:
     if i >= len(low):
         return ""
     if low[i] in _AUX:  # "how many PEPs has Guido written": the verb after the subject
-        verbs = [k for k in range(i + 1, len(low)) if not _is_name(words[k]) and _FINAL_VERB.search(low[k])]
-        return low[verbs[-1]] if verbs else ""
+        return _last_verb(words, i + 1)
     if low[i] in _PREPOSITIONS and i > 0 and low[i - 1] in _SLOT_NOUNS:  # "the number of threads"
         i += 1
         while i < len(words) and (_is_name(words[i]) or low[i] in _FILLERS):
@@ -222,6 +223,12 @@ def slot_head(query: str, slot: str) -> str:
             and low[i + 1] not in _STOP_COMPOUND and not _PARTICIPLE.search(low[i]):
         i += 1
     return low[i]
+
+
+def _last_verb(words: list[str], start: int) -> str:
+    """The last clause-final verb form among `words[start:]` that is no name, lower case; "" when none."""
+    verbs = [w.lower() for w in words[start:] if not _is_name(w) and _FINAL_VERB.search(w.lower())]
+    return verbs[-1] if verbs else ""
 
 
 def _is_name(word: str) -> bool:

@@ -89,20 +89,13 @@ def initialise(kb_chunks: dict[str, int | None], version: str, kbs: Iterable[str
         REQUEST_SECONDS.labels(endpoint)
         for status in REQUEST_STATUSES:
             REQUESTS.labels(status, endpoint)
-    for result in RELOAD_RESULTS:
-        ROUTER_RELOADS.labels(result)
     from .callers import AUTH_FAILURE_REASONS
 
-    for reason in AUTH_FAILURE_REASONS:
-        AUTH_FAILURES.labels(reason)
-    for stage in STAGES:
-        STAGE_SECONDS.labels(stage)
-    for reason in FALLBACK_REASONS:
-        COMPOSER_FALLBACKS.labels(reason)
-    for outcome in LLM_OUTCOMES:
-        LLM_SECONDS.labels(outcome)
-    for kind in TOKEN_KINDS:
-        LLM_TOKENS.labels(kind)
+    for metric, values in ((ROUTER_RELOADS, RELOAD_RESULTS), (AUTH_FAILURES, AUTH_FAILURE_REASONS),
+                           (STAGE_SECONDS, STAGES), (COMPOSER_FALLBACKS, FALLBACK_REASONS),
+                           (LLM_SECONDS, LLM_OUTCOMES), (LLM_TOKENS, TOKEN_KINDS)):
+        for value in values:
+            metric.labels(value)
     for name in dict.fromkeys([*kbs, *kb_chunks]):
         add_knowledge_base(name, kb_chunks.get(name))
     set_router_version(None, version)

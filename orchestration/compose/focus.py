@@ -326,8 +326,6 @@ def names_identifier(identifier: str, text: str) -> bool:
         and re.search(rf"\b{re.escape(word)}\b", text, re.I) is not None
 
 
-
-
 def present(term: str, tokens: set[str], index: _StemIndex | None = None) -> bool:
     """The term, a word that says the same (`orchestration.retrieval.same_terms`) or a token
     related to it (see `_related`) is among `tokens`.

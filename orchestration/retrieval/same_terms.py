@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from .tokenize import tokenize
 
+# what a document's version field says of its subject: the version that added it
+_ADDED = ("add", "added", "introduce", "introduced", "implement", "implemented")
 _GROUPS = (
     ("author", "wrote", "written", "write", "writer"),
     ("win", "won", "winner", "wins", "champion"),
@@ -32,7 +34,7 @@ _GROUPS = (
     ("direct", "directed", "director"),
     ("found", "founded", "founder"),
     ("release", "released", "launch", "launched", "publish", "published"),
-    ("add", "added", "introduce", "introduced", "implement", "implemented"),
+    _ADDED,
     # the verbs of who-does-what in policies and processes
     ("check", "verify", "verifies", "examine", "inspect", "audit"),
     ("approve", "approval", "approves", "authorise", "authorises"),  # not "authorize": its stem is "author"
@@ -41,7 +43,5 @@ _GROUPS = (
      "withdrawn", "deferred"),
 )
 SAME_TERMS: tuple[frozenset[str], ...] = tuple(frozenset(tokenize(" ".join(group))) for group in _GROUPS)
-# what a document's version field says of its subject: the version that added it
-ADDED = SAME_TERMS[[g[0] for g in _GROUPS].index("add")]
+ADDED = frozenset(tokenize(" ".join(_ADDED)))
 EQUIVALENT: dict[str, frozenset[str]] = {term: group - {term} for group in SAME_TERMS for term in group}
-

@@ -34,6 +34,7 @@ from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
 from orchestration.textcache import term_set
 from orchestration.types import Answer, Claim
+from perception.slots import SHORT_QUESTION_WORDS
 from perception.types import Perception
 from validation import text as tx
 from validation.context import CheckContext
@@ -50,7 +51,6 @@ MIN_COVERAGE = 0.5
 # the long ones of few terms included ("Did Engadget report a discount ... before The Verge ...?",
 # 21 words), twice more (0.0803).
 MIN_COVERAGE_OF_SLOT = {"yes_no": 1.0, "definition": 1.0}
-SHORT_QUESTION_WORDS = 14
 MIN_NAME_SHARE = 0.5
 MIN_SLOT_COVERAGE = 1 / 3
 MAX_NEEDED_TERMS = 4
@@ -136,10 +136,9 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     context = {t for c in cited for t in tokenize(c.text)}
     coverage = focus.coverage(answer_tokens, context)
     closest = max(readings, key=lambda r: (r.coverage, r.fills, -r.index))
-    # half the question's terms, but never more than MAX_NEEDED_TERMS of them: a long multi-part
-    # question is answered part by part, and each sentence carries only its part's terms
     # a short yes/no or definition question (few terms, few words) needs all its terms; a longer
-    # one half (at most MAX_NEEDED_TERMS): a multi-part question is answered part by part
+    # one half, but never more than MAX_NEEDED_TERMS: a multi-part question is answered part by
+    # part, and each sentence carries only its part's terms
     short = focus.total <= MAX_NEEDED_TERMS and len(perception.query.split()) <= SHORT_QUESTION_WORDS
     share = MIN_COVERAGE_OF_SLOT.get(focus.slot, MIN_COVERAGE) if short else MIN_COVERAGE
     needed_share = min(share, MAX_NEEDED_TERMS / focus.total) if focus.predicate else 0.0
