@@ -13,13 +13,14 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from orchestration.compose.extractive import ExtractiveComposer
 from orchestration.compose.llm import LLMComposer
 from orchestration.executor import Executor
 from orchestration.kb.config import KBConfig
+from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.search import Retriever
 from orchestration.router.config import RouterConfig
 from orchestration.router.planner import Router
@@ -74,6 +75,7 @@ class Attempt:
     answer: Answer
     verdict: Verdict
     hints_in: list[Adjustment] = field(default_factory=list)
+    evidence_scores: list[float] = field(default_factory=list)  # in evidence_ids' order
 
     def to_dict(self) -> dict[str, Any]:
         return {"attempt": self.number, "hints_in": [h.to_dict() for h in self.hints_in],
@@ -230,8 +232,20 @@ class AnswerLoop:
                 plan = router.run(perception, hints=adjustments, attempt=number, kbs=request.kbs, overrides=overrides)
                 op.output_count = len(plan.tasks)
                 op.kept = [t.id for t in plan.tasks]
+            deterministic = not isinstance(composer, LLMComposer)
+            repeated = _same_plan(plan, attempts) if deterministic else None
+            if repeated is not None:
+                _trace_repeat(trace, number, repeated, "plan")
+                if repeated.number != attempts[-1].number:  # its outcome, not the last one's, is final
+                    attempts.append(replace(repeated, number=number, hints_in=list(adjustments)))
+                break
             with trace.stage("retrieve"):
                 evidence = self.executor.run(plan, trace, now, acl_groups=request.acl_groups)
+            repeated = _same_evidence(plan, evidence, attempts) if deterministic else None
+            if repeated is not None:
+                _trace_repeat(trace, number, repeated, "evidence")
+                attempts.append(replace(repeated, number=number, plan=plan, hints_in=list(adjustments)))
+                break
             with trace.stage("compose"), trace.operation("compose", attempt=number, composer=composer.name) as op:
                 if isinstance(composer, LLMComposer):
                     answer = composer.run(perception, evidence, excluded_claims=plan.dropped_claims,
@@ -246,7 +260,8 @@ class AnswerLoop:
                 op.rejected = {k: why for k, why in answer.decisions.items() if not why.startswith("chosen")}
             with trace.stage("validate"):
                 verdict = self._validate(perception, answer, evidence, now, trace, number)
-            attempts.append(Attempt(number, plan, [c.chunk_id for c in evidence], answer, verdict, list(adjustments)))
+            attempts.append(Attempt(number, plan, [c.chunk_id for c in evidence], answer, verdict, list(adjustments),
+                                    [c.score for c in evidence]))
             if verdict.ok or number == retries_allowed or not verdict.hints:
                 break
             # adjustments accumulate (a fix found once keeps applying), without repeats
@@ -256,7 +271,7 @@ class AnswerLoop:
         status = final_status(final.answer, final.verdict)
         text = final.answer.text
         if status == "insufficient":
-            text = insufficient_text(perception, final.plan, final.verdict, [a.verdict for a in attempts[:-1]])
+            text = insufficient_text(perception, final.plan, final.verdict, [a.verdict for a in attempts])
         elif status == "partial":
             text = flag_issues(final.answer, final.verdict, perception.language)
         result = self._result(request, trace, perception, attempts, status, text, started)
@@ -290,6 +305,43 @@ class AnswerLoop:
         return AnswerResult(status=status, text=text, perception=perception, attempts=attempts,
                             operations=list(trace.operations), timing=timing, trace_id=trace.trace_id,
                             config_version=self.router_config.version, caller=caller)
+
+
+def _plan_key(plan: Plan) -> dict[str, Any]:
+    """What decides a plan's evidence: everything but its notes (which name the attempt)."""
+    return {k: v for k, v in plan.to_dict().items() if k != "notes"}
+
+
+def _same_plan(plan: Plan, attempts: Sequence[Attempt]) -> Attempt | None:
+    """The earlier attempt that ran this very plan, if any.
+
+    Retrieval, the extractive composer and validation are deterministic, so such an attempt
+    would retrieve, say and be judged exactly as that one was; its hints are already among the
+    adjustments, so every later plan would be the same again (the retries' fixed point).
+    """
+    key = _plan_key(plan)
+    return next((a for a in attempts if _plan_key(a.plan) == key), None)
+
+
+def _same_evidence(plan: Plan, evidence: Sequence[ScoredChunk], attempts: Sequence[Attempt]) -> Attempt | None:
+    """The previous attempt, when this one retrieved the same evidence (ids and scores, in order)
+    and drops the same claims: the extractive answer and its verdict would be that attempt's."""
+    if not attempts:
+        return None
+    last = attempts[-1]
+    same = (last.plan.dropped_claims == plan.dropped_claims
+            and last.evidence_ids == [c.chunk_id for c in evidence]
+            and last.evidence_scores == [c.score for c in evidence])
+    return last if same else None
+
+
+def _trace_repeat(trace: Trace, number: int, repeated: Attempt, what: str) -> None:
+    """Record why the retries stop at attempt `number`: it repeats an earlier attempt's `what`."""
+    reason = (f"attempt {number} has attempt {repeated.number}'s {what}; retrieval, composition and "
+              f"validation are deterministic, so its answer and verdict would be attempt {repeated.number}'s "
+              f"and every further retry the same: retries stop here")
+    trace.add(Operation(op="retry.stop", params={"attempt": number, "repeats": repeated.number, "same": what},
+                        stage="route", input_count=1, output_count=0, reason=reason))
 
 
 def _trace_llm_calls(trace: Trace, answer: Answer, attempt: int, model: str) -> None:

@@ -53,16 +53,16 @@ def _describe_task(task) -> str:
 
 
 def insufficient_text(perception: Perception, plan: Plan, verdict: Verdict | None = None,
-                      earlier: Sequence[Verdict] = ()) -> str:
+                      attempts: Sequence[Verdict] = ()) -> str:
     """A plain statement, in the query's language, that the KB does not answer, why and what was searched.
 
-    Why: when an earlier attempt's answer was on the question and was set aside only for its
-    sources' age or date (a freshness retry), that is the reason ("the documents on this are
-    outside the allowed age or window: ..."); else the refusing issue's detail (what was
-    missing, the closest text found)."""
+    Why: when an attempt's answer (`attempts`: every attempt's verdict, the final one
+    included) was on the question and was set aside only for its sources' age or date, that is
+    the reason ("the documents on this are outside the allowed age or window: ..."); else the
+    refusing issue's detail (what was missing, the closest text found)."""
     lang = _lang(perception.language)
     reasons = [i.detail for i in verdict.issues if i.kind in REFUSING] if verdict is not None else []
-    dated = _set_aside_for_age(earlier)
+    dated = _set_aside_for_age(attempts)
     if dated:
         reasons = [f"{OUTDATED[lang]}: {'; '.join(dated)}"]
     why = f" {WHY[lang]}: {reasons[0]}." if reasons else ""
@@ -72,9 +72,9 @@ def insufficient_text(perception: Perception, plan: Plan, verdict: Verdict | Non
     return f"{INSUFFICIENT[lang]}{why} {SEARCHED[lang]}: {searched}."
 
 
-def _set_aside_for_age(earlier: Sequence[Verdict]) -> list[str]:
-    """Details of the age/window issues of the first earlier attempt that answered the question."""
-    for verdict in earlier:
+def _set_aside_for_age(attempts: Sequence[Verdict]) -> list[str]:
+    """Details of the age/window issues of the first attempt that answered the question."""
+    for verdict in attempts:
         kinds = {i.kind for i in verdict.issues}
         if kinds & set(REFUSING):
             continue
