@@ -11,6 +11,7 @@ reason (excluded by validation, near-duplicate of another chunk, over the contex
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Collection, Sequence
 
@@ -25,14 +26,16 @@ _WORD = re.compile(r"\w+")
 NEAR_DUPLICATE_JACCARD = 0.85
 
 
-def _shingles(text: str, size: int = 3) -> set[tuple[str, ...]]:
+@functools.lru_cache(maxsize=4096)
+def _shingles(text: str, size: int = 3) -> frozenset[tuple[str, ...]]:
+    """The text's word trigrams (memoised: evidence recurs across tasks, retries and requests)."""
     words = _WORD.findall(text.lower())
     if len(words) < size:
-        return {tuple(words)}
-    return {tuple(words[i:i + size]) for i in range(len(words) - size + 1)}
+        return frozenset({tuple(words)})
+    return frozenset(tuple(words[i:i + size]) for i in range(len(words) - size + 1))
 
 
-def _jaccard(a: set, b: set) -> float:
+def _jaccard(a: frozenset, b: frozenset) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
@@ -133,7 +136,7 @@ class Executor:
         and shingling every candidate of ten tasks cost more than the search itself.
         """
         with trace.operation("dedupe", jaccard=NEAR_DUPLICATE_JACCARD) as op:
-            kept: list[tuple[ScoredChunk, set]] = []
+            kept: list[tuple[ScoredChunk, frozenset]] = []
             rest: list[ScoredChunk] = []
             for position, chunk in enumerate(chunks):
                 if enough is not None and len(kept) >= enough:
@@ -157,10 +160,11 @@ class Executor:
             kept: list[ScoredChunk] = []
             words = 0.0  # text_size counts a Han character as half a word
             for chunk in chunks:
-                size = text_size(chunk.text)
                 if len(kept) >= plan.max_evidence:
                     op.rejected[chunk.chunk_id] = f"over max_evidence ({plan.max_evidence})"
-                elif kept and words + size > plan.context_budget_words:
+                    continue
+                size = text_size(chunk.text)
+                if kept and words + size > plan.context_budget_words:
                     op.rejected[chunk.chunk_id] = f"over the context budget ({plan.context_budget_words} words)"
                 else:
                     kept.append(chunk)

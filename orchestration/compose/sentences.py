@@ -9,6 +9,7 @@ output order is deterministic: evidence order, then position in the chunk.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -151,20 +152,31 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
     """
     headings = sorted(set(h for h in (list(headings) or chunk_headings(chunk)) if h), key=lambda h: (-len(h), h))
     out: list[Candidate] = []
+    for text, start, language, code in _quotable(chunk.text, tuple(headings), keep_code):
+        candidate = Candidate(text, chunk, rank, len(out), start, language)
+        if code:
+            candidate.notes["code"] = True
+        out.append(candidate)
+    return out
+
+
+@functools.lru_cache(maxsize=2048)
+def _quotable(text: str, headings: tuple[str, ...], keep_code: bool) -> tuple[tuple[str, int, str, bool], ...]:
+    """(sentence, start, language, is a code block) of a chunk text, in order (`chunk_candidates`'s
+    reading of it; memoised: evidence recurs across tasks, retries and requests)."""
+    out: list[tuple[str, int, str, bool]] = []
     cursor = 0
     in_code = False
     block: list[str] = []
-    for line in chunk.text.splitlines():
+    for line in text.splitlines():
         if FENCE.match(line):
             in_code = not in_code
             if not in_code and keep_code and any(b.strip() for b in block):
                 code = "\n".join(block).strip("\n")
-                start = chunk.text.find(code, cursor)
+                start = text.find(code, cursor)
                 if start >= 0:
                     cursor = start + len(code)
-                    candidate = Candidate(code, chunk, rank, len(out), start, "en")
-                    candidate.notes["code"] = True
-                    out.append(candidate)
+                    out.append((code, start, "en", True))
             block = []
             continue
         if in_code:
@@ -176,12 +188,12 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
             sentence = strip_glued_heading(raw, headings)
             if is_fragment(sentence):
                 continue
-            start = chunk.text.find(sentence, cursor)
+            start = text.find(sentence, cursor)
             if start < 0:  # cannot happen for a substring; kept as a guard for verbatim quoting
                 continue
             cursor = start + len(sentence)
-            out.append(Candidate(sentence, chunk, rank, len(out), start, sentence_language(sentence)))
-    return out
+            out.append((sentence, start, sentence_language(sentence), False))
+    return tuple(out)
 
 
 def evidence_candidates(evidence: Sequence[ScoredChunk], keep_code: bool = False) -> list[Candidate]:

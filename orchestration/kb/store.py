@@ -11,6 +11,7 @@ import json
 import os
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,14 +76,26 @@ def write_store(path: Path, chunks: Iterable[StoredChunk]) -> int:
         conn.close()
 
 
-class ChunkStore:
-    """Read-only access to a store file; safe to share across fork (connections per process)."""
+ROW_CACHE = 4096  # decoded chunks kept per store: ~3 KB each, ~12 MB per worker at most
 
-    def __init__(self, path: Path) -> None:
+
+class ChunkStore:
+    """Read-only access to a store file; safe to share across fork (connections per process).
+
+    The file is immutable while served, so `get_rows` keeps the chunks it decoded (bounded,
+    least recently used first out): evidence recurs across the tasks and retries of a request
+    and across requests, and each fetch otherwise re-reads SQLite and re-parses two JSON
+    columns. Callers must not change the chunks they get.
+    """
+
+    def __init__(self, path: Path, cache_size: int = ROW_CACHE) -> None:
         if not path.is_file():
             raise IndexUnavailable(f"chunk store {path} is missing", field=str(path))
         self.path = path
         self._local = threading.local()
+        self._cache: OrderedDict[int, StoredChunk] = OrderedDict()
+        self._cache_size = cache_size
+        self._cache_lock = threading.Lock()
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -106,12 +119,23 @@ class ChunkStore:
         if not len(rows):
             return []
         wanted = [int(r) for r in rows]
-        found: dict[int, StoredChunk] = {}
-        for start in range(0, len(wanted), 900):  # SQLite's bound-parameter limit
-            part = wanted[start:start + 900]
+        with self._cache_lock:
+            found = {r: self._cache[r] for r in wanted if r in self._cache}
+            for r in found:
+                self._cache.move_to_end(r)
+        missing = [r for r in dict.fromkeys(wanted) if r not in found]
+        fetched: dict[int, StoredChunk] = {}
+        for start in range(0, len(missing), 900):  # SQLite's bound-parameter limit
+            part = missing[start:start + 900]
             marks = ",".join("?" * len(part))
             for rec in self._conn().execute(f"SELECT * FROM chunks WHERE row IN ({marks})", part):
-                found[rec[0]] = _from_record(rec)
+                fetched[rec[0]] = _from_record(rec)
+        if fetched and self._cache_size:
+            with self._cache_lock:
+                self._cache.update(fetched)
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        found.update(fetched)
         return [found[r] for r in wanted if r in found]
 
     def get_ids(self, chunk_ids: Sequence[str]) -> list[StoredChunk]:

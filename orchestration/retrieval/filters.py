@@ -82,6 +82,12 @@ class Filters:
         return cls(**kwargs)
 
 
+def _mapped(path: Path) -> np.ndarray:
+    """A saved column mapped read-only, as a plain ndarray view of the mapping (np.memmap's
+    Python-level __getitem__ cost more than the lookups themselves in per-row reasons)."""
+    return np.asarray(np.load(path, mmap_mode="r"))
+
+
 @dataclass
 class FilterColumns:
     """Per-row filterable metadata: a day number and category codes, plus ACL groups."""
@@ -156,14 +162,14 @@ class FilterColumns:
         """Map saved columns read-only."""
         meta = json.loads((directory / "vocab.json").read_text(encoding="utf-8"))
         return cls(
-            day=np.load(directory / "day.npy", mmap_mode="r"),
-            codes={n: np.load(directory / f"{n}.npy", mmap_mode="r") for n in CATEGORICAL},
+            day=_mapped(directory / "day.npy"),
+            codes={n: _mapped(directory / f"{n}.npy") for n in CATEGORICAL},
             vocab=meta["vocab"],
-            acl_code=np.load(directory / "acl.npy", mmap_mode="r"),
+            acl_code=_mapped(directory / "acl.npy"),
             acl_groups=meta["acl_groups"],
             display=meta.get("display", meta["vocab"]),
-            fresh_day=np.load(directory / "fresh_day.npy", mmap_mode="r"),
-            authority=np.load(directory / "authority.npy", mmap_mode="r"),
+            fresh_day=_mapped(directory / "fresh_day.npy"),
+            authority=_mapped(directory / "authority.npy"),
         )
 
     def credibility_inputs(self, row: int) -> dict:
@@ -258,6 +264,44 @@ class FilterColumns:
     def _value(self, name: str, row: int) -> str | None:
         code = int(self.codes[name][row])
         return None if code < 0 else self.vocab[name][code]
+
+    def reasons(self, rows: Sequence[int] | np.ndarray, filters: Filters) -> list[str]:
+        """`reason(row, filters)` for many rows at once: each condition is tested on the rows as
+        arrays, in `reason`'s order, and a row takes the first condition it breaks."""
+        rows = np.asarray(rows, dtype=np.int64)
+        out = ["filtered"] * len(rows)
+        pending = np.ones(len(rows), dtype=bool)
+
+        def first_broken(broken: np.ndarray, say) -> None:
+            for i in np.flatnonzero(broken & pending).tolist():
+                out[i] = say(i)
+            pending[broken] = False
+
+        if filters.time_start or filters.time_end:
+            day = self.day[rows]
+            date_name = "/".join(DOCUMENT_DATE_FIELDS[:1])
+            undated = day == NO_DATE
+            shown = lambda i: (EPOCH + dt.timedelta(days=int(day[i]))).isoformat()  # noqa: E731
+            if not filters.keep_undated:
+                first_broken(undated, lambda i: f"{date_name}=missing, window requires a date")
+            if filters.time_start:
+                start = filters.time_start
+                first_broken(~undated & (day < _day(start)), lambda i: f"{date_name}={shown(i)} < {start.isoformat()}")
+            if filters.time_end:
+                end = filters.time_end
+                first_broken(~undated & (day > _day(end)), lambda i: f"{date_name}={shown(i)} > {end.isoformat()}")
+        for name in CATEGORICAL:
+            values = getattr(filters, name)
+            if values:
+                codes, vocab, listed = self.codes[name][rows], self.vocab[name], ", ".join(values)
+                first_broken(~np.isin(codes, self._codes_for(name, values)),
+                             lambda i: f"{name}={(vocab[codes[i]] if codes[i] >= 0 else None) or 'missing'} "
+                                       f"not in [{listed}]")
+        if filters.exclude_status:
+            codes, vocab = self.codes["status"][rows], self.vocab["status"]
+            excluded = [c for c in self._codes_for("status", filters.exclude_status) if vocab[c]]
+            first_broken(np.isin(codes, excluded), lambda i: f"status={vocab[codes[i]]} excluded")
+        return out
 
     def reason(self, row: int, filters: Filters) -> str:
         """Why `row` fails `filters`: the first condition it breaks, as `field=value op bound`."""

@@ -343,13 +343,11 @@ class Retriever:
             return {}
         assert kb.columns is not None  # only called on an opened knowledge base
         mask_key = _mask_key(request.filters)
-        out: dict[str, str] = {}
-        for row in unfiltered_rows[~allowed[unfiltered_rows]].tolist():
-            key = (kb.name, mask_key, row)
-            if key not in shared.reasons:
-                shared.reasons[key] = kb.columns.reason(row, request.filters)
-            out[kb.chunk_ids[row]] = shared.reasons[key]
-        return out
+        failing = unfiltered_rows[~allowed[unfiltered_rows]].tolist()
+        new = [row for row in failing if (kb.name, mask_key, row) not in shared.reasons]
+        for row, why in zip(new, kb.columns.reasons(new, request.filters), strict=True):
+            shared.reasons[(kb.name, mask_key, row)] = why
+        return {kb.chunk_ids[row]: shared.reasons[(kb.name, mask_key, row)] for row in failing}
 
     def _record(self, op, kb: KnowledgeBase, rows: np.ndarray, hidden: int) -> None:
         assert kb.bm25 is not None  # only called on an opened knowledge base
