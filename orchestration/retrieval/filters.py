@@ -295,8 +295,8 @@ class FilterColumns:
             if values:
                 codes, vocab, listed = self.codes[name][rows], self.vocab[name], ", ".join(values)
                 first_broken(~np.isin(codes, self._codes_for(name, values)),
-                             lambda i: f"{name}={(vocab[codes[i]] if codes[i] >= 0 else None) or 'missing'} "
-                                       f"not in [{listed}]")
+                             lambda i, name=name, codes=codes, vocab=vocab, listed=listed:
+                             f"{name}={(vocab[codes[i]] if codes[i] >= 0 else None) or 'missing'} not in [{listed}]")
         if filters.exclude_status:
             codes, vocab = self.codes["status"][rows], self.vocab["status"]
             excluded = [c for c in self._codes_for("status", filters.exclude_status) if vocab[c]]
