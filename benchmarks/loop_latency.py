@@ -15,6 +15,11 @@ the load average before and after is printed; compare runs interleaved and read 
 The timed passes reuse the query vectors the warm-up pass embedded (the retriever's cache, as
 for a repeated question); `--cold` empties that cache before every query to time embedding too.
 
+Every timed pass starts with the text memos empty (`forget_text_caches`: the product's
+memoised text functions and the chunk stores' row caches), so a pass gains only from what
+its own earlier queries left there, as a worker serving distinct questions does, never
+from the warm-up pass having read the very same sentences.
+
 `--save` stores what each query produced (status, answer, each attempt's evidence ids);
 `--compare` checks a run against a stored one and exits 1 on any difference, so a speed
 change that alters results is caught by the benchmark itself.
@@ -47,6 +52,38 @@ def _fingerprint(body: dict[str, Any]) -> dict[str, Any]:
     return {"status": body["status"], "answer": body["answer"],
             "citations": [c["chunk_id"] for c in body["citations"]],
             "attempts": [a["evidence"] for a in body["attempts"]]}
+
+
+TEXT_MEMO_MIN_SIZE = 1024  # smaller lru caches hold loaded models and compiled config, not texts
+PRODUCT_PACKAGES = ("core", "orchestration", "perception", "validation", "server")
+# memos keyed by one word: bounded by the vocabulary, so a serving worker has them warm
+WORD_MEMOS = {"orchestration.retrieval.tokenize._english_word_tokens", "orchestration.retrieval.tokenize.is_code",
+              "orchestration.compose.focus._term_kind"}
+
+
+def forget_text_caches(loop: Any) -> int:
+    """Empty the product's text memos and the chunk stores' row caches; how many memos were emptied.
+
+    A text memo is an lru cache of TEXT_MEMO_MIN_SIZE+ entries on a function of the product's
+    packages; the smaller ones (the spaCy pipeline, jieba, compiled lexicons) stay loaded, and
+    so do the WORD_MEMOS (one word -> its tokens or kind), warm in any worker that has served.
+    """
+    memos = {}
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".")[0] not in PRODUCT_PACKAGES:
+            continue
+        for value in list(vars(module).values()):
+            info = getattr(value, "cache_info", None)
+            named = f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}"
+            if callable(info) and (info().maxsize or 0) >= TEXT_MEMO_MIN_SIZE and named not in WORD_MEMOS:
+                memos[id(value)] = value
+    for memo in memos.values():
+        memo.cache_clear()
+    for kb in loop.retriever.knowledge_bases.values():
+        forget = getattr(kb.store, "forget", None)  # absent before the store kept rows (side-by-side runs)
+        if forget is not None:
+            forget()
+    return len(memos)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -82,6 +119,8 @@ def run(data: Path | None, every: int, passes: int, limit: int | None, progress:
     results: dict[str, Any] = {}
     load_before = _load()
     for number in range(passes + 1):
+        if number:
+            forget_text_caches(loop)
         gc.collect()
         for i, (query, request) in enumerate(zip(queries, requests, strict=True)):
             if cold:

@@ -39,8 +39,10 @@ def mentions(name: str, text: str) -> bool:
     return mention_start(name, text) is not None
 
 
+@functools.lru_cache(maxsize=65536)
 def mention_start(name: str, text: str) -> int | None:
-    """Where `text` first mentions `name` (the same rule as `mentions`), or None."""
+    """Where `text` first mentions `name` (the same rule as `mentions`), or None (memoised: a
+    comparison asks it of every sentence for every side, and again for each side's rivals)."""
     pattern = _pattern(name)
     if pattern is None:
         return None

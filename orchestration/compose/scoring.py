@@ -87,13 +87,19 @@ class QueryTerms:
         """The sum of all weights (at least 1e-9)."""
         return max(sum(self.weights.values()), 1e-9)
 
+    @functools.cached_property
+    def _terms(self) -> tuple[tuple[str, float, bool, frozenset[str]], ...]:
+        """(term, weight, is a code, words that say the same) in weight order, read once per query."""
+        return tuple((term, weight, _is_code(term), frozenset(EQUIVALENT.get(term, ())))
+                     for term, weight in self.weights.items())
+
     def matched(self, tokens: frozenset[str]) -> float:
         """The weight of query terms present in `tokens` (a code also matches a longer code: A320 ~ a320neo;
         a word that says the same counts: "adopted" ~ "Status: Rejected", `same_terms`)."""
         found = 0.0
-        for term, weight in self.weights.items():
-            if term in tokens or (_is_code(term) and any(t.startswith(term) for t in tokens)) \
-                    or not tokens.isdisjoint(EQUIVALENT.get(term, ())):
+        for term, weight, code, same in self._terms:
+            if term in tokens or (code and any(t.startswith(term) for t in tokens)) \
+                    or (same and not tokens.isdisjoint(same)):
                 found += weight
         return found
 
@@ -147,16 +153,26 @@ def score(candidate: Candidate, terms: QueryTerms, settings: ScoreSettings,
     value *= (1.0 - settings.rank_weight) + settings.rank_weight * prior
     if candidate.language != terms.language:
         value *= settings.foreign_factor
-    if (_META_ZH if candidate.language == "zh" else _META_EN).search(candidate.text):
+    meta, label, historical = _traits(candidate.text, candidate.language)
+    if meta:
         value *= settings.meta_factor
-    field = FIELD_LINE.match(candidate.text)
-    if field and not any(present(t, set(terms.weights)) for t in tokenize(field.group("label"))):
+    if label is not None and not any(present(t, set(terms.weights)) for t in label):
         value *= settings.meta_factor  # "PEP 544 – Author: ..." answers who wrote it, not what it is
     status = str(candidate.chunk.metadata.get("status") or "").lower()
     value *= dict(settings.status_factors).get(status, 1.0)
-    if _HISTORICAL.search(candidate.text):
+    if historical:
         value *= settings.historical_factor
     return value
+
+
+@functools.lru_cache(maxsize=16384)
+def _traits(text: str, language: str) -> tuple[bool, tuple[str, ...] | None, bool]:
+    """What `score` reads from a sentence whatever the query: it restates a question, the label
+    terms of a header field line (None for other sentences), it reports an outdated figure."""
+    field = FIELD_LINE.match(text)
+    return (bool((_META_ZH if language == "zh" else _META_EN).search(text)),
+            tuple(tokenize(field.group("label"))) if field else None,
+            bool(_HISTORICAL.search(text)))
 
 
 def set_priors(candidates: Sequence[Candidate], settings: ScoreSettings) -> None:
