@@ -11,6 +11,7 @@ deterministic: ties break by evidence rank and sentence position.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -50,9 +51,9 @@ class Side:
     inferred: bool = False
     source: str | None = None  # a publication side: matched by the chunk's `source` metadata, not its text
 
-    @property
+    @functools.cached_property
     def tokens(self) -> frozenset[str]:
-        """BM25 terms of the side's spellings (removed from measure terms)."""
+        """BM25 terms of the side's spellings (removed from measure terms), read once."""
         return frozenset(t for v in self.variants + ((self.number_alias,) if self.number_alias else ())
                          for t in tokenize(v))
 

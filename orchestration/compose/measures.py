@@ -9,6 +9,7 @@ a stated quantity; `read_measure` widens a unit only from words written next to 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
 
@@ -83,6 +84,12 @@ def _is_zh_year(quantity: Quantity) -> bool:
 def stated_quantities(text: str) -> list[Quantity]:
     """`extract_quantities(text)` without numbers that are parts of codes or identifiers and
     without Chinese years ("2023 年"); units `numbers.py` leaves unnormalised ("座") normalised."""
+    return list(_stated_quantities(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _stated_quantities(text: str) -> tuple[Quantity, ...]:
+    """`stated_quantities`, memoised (a sentence is read by scoring, mentions and measures)."""
     out: list[Quantity] = []
     for q in extract_quantities(text):
         if _inside_code(text, q.span) or _is_zh_year(q):
@@ -90,7 +97,7 @@ def stated_quantities(text: str) -> list[Quantity]:
         if q.unit in _UNIT_FIXES:
             q = Quantity(q.value, _UNIT_FIXES[q.unit], q.text, q.span)
         out.append(q)
-    return out
+    return tuple(out)
 
 
 def stated_dates(text: str) -> list[StatedDate]:

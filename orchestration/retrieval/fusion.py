@@ -7,6 +7,7 @@ keeps the rank and raw score it had in every list, so the trace can show why it 
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -97,9 +98,9 @@ class Fuser:
             for rank, (key, _score) in enumerate(ranked.items, start=1):
                 if key in totals and rank < best.get(key, rank + 1):
                     best[key] = rank
-        order = sorted(totals, key=lambda key: (-totals[key], best[key], str(key)))
-        if limit is not None:
-            order = order[:limit]
+        ranked_keys = [(-total, best[key], str(key), key) for key, total in totals.items()]  # keys are unique
+        chosen = sorted(ranked_keys) if limit is None else heapq.nsmallest(limit, ranked_keys)
+        order = [key for *_, key in chosen]
         entries: dict[K, Fused[K]] = {key: Fused(key, totals[key]) for key in order}
         for ranked in lists:
             for rank, (key, score) in enumerate(ranked.items, start=1):
