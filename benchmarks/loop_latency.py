@@ -1,6 +1,6 @@
 """The agents loop's latency per stage over MultiHop-RAG dev queries, with a results check.
 
-    python -m benchmarks.loop_latency [--data DIR] [--every 4] [--passes 3] [--cold] [--json]
+    python -m benchmarks.loop_latency [--data DIR] [--every 4] [--passes 3] [--cold] [--history N] [--json]
                                       [--save RUN.json] [--compare RUN.json] [--out FIGURES.json]
 
 Runs `AnswerLoop.run` (the code path of POST /rag, retries included) with the MultiHop-RAG
@@ -16,9 +16,12 @@ The timed passes reuse the query vectors the warm-up pass embedded (the retrieve
 for a repeated question); `--cold` empties that cache before every query to time embedding too.
 
 Every timed pass starts with the text memos empty (`forget_text_caches`: the product's
-memoised text functions and the chunk stores' row caches), so a pass gains only from what
-its own earlier queries left there, as a worker serving distinct questions does, never
-from the warm-up pass having read the very same sentences.
+memoised text functions and the chunk stores' row caches), then, untimed, answers the
+history: as many *other* dev queries (the ones halfway between the subset's, never a timed
+one) as the subset holds. So a timed pass finds in the memos what serving other questions on
+the same corpus left there, as a worker that has been up a while does, and never the very
+sentences the warm-up pass read for the same question. `--history 0` times a fresh worker
+(text memos empty at the start of each pass).
 
 `--save` stores what each query produced (status, answer, each attempt's evidence ids);
 `--compare` checks a run against a stored one and exits 1 on any difference, so a speed
@@ -93,8 +96,11 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def run(data: Path | None, every: int, passes: int, limit: int | None, progress: bool, build: bool = True,
-        cold: bool = False) -> dict[str, Any]:
+        cold: bool = False, history: int | None = None) -> dict[str, Any]:
     """Build or reuse the KB, run the subset `passes` times (+1 warm-up); figures and results.
+
+    `history` other dev queries are answered untimed before each timed pass, after the text
+    memos are emptied (None: as many as the subset holds; 0: none, a fresh worker).
 
     `build=False` opens the KB's current build as it is (no checksum of inputs and pipeline
     code), so code versions compared side by side serve the very same build. `cold` empties the
@@ -110,17 +116,23 @@ def run(data: Path | None, every: int, passes: int, limit: int | None, progress:
     folder = set_folder("multihop", data)
     config = eval_kb_config(folder.parent).only("multihop")
     built = build_eval_kb(config, "multihop", progress=progress) if build else {"chunks": None}
-    queries = load_queries("multihop", folder)[::every][:limit]
+    everything = load_queries("multihop", folder)
+    queries = everything[::every][:limit]
+    others = everything[max(every // 2, 1)::every] if every > 1 else []
+    others = [q for q in others if q.id not in {t.id for t in queries}][:len(queries) if history is None else history]
     started = time.perf_counter()
     loop = build_loop(config, "multihop")
     load_s = time.perf_counter() - started
     requests = [AskRequest(query=q.text, now=_query_date(q), trace="summary") for q in queries]
+    served_before = [AskRequest(query=q.text, now=_query_date(q), trace="none") for q in others]
     per_query: list[dict[str, list[float]]] = [{s: [] for s in COLUMNS} for _ in queries]
     results: dict[str, Any] = {}
     load_before = _load()
     for number in range(passes + 1):
         if number:
             forget_text_caches(loop)
+            for request in served_before:
+                loop.run(request)
         gc.collect()
         for i, (query, request) in enumerate(zip(queries, requests, strict=True)):
             if cold:
@@ -139,7 +151,8 @@ def run(data: Path | None, every: int, passes: int, limit: int | None, progress:
     medians = {s: [statistics.median(q[s]) for q in per_query] for s in COLUMNS}
     figures = {s: {"median_ms": round(statistics.median(v), 2), "p95_ms": round(percentile(v, 0.95), 2),
                    "mean_ms": round(statistics.fmean(v), 2)} for s, v in medians.items()}
-    return {"queries": len(queries), "every": every, "passes": passes, "cold_vectors": cold, "load_before": load_before,
+    return {"queries": len(queries), "every": every, "passes": passes, "cold_vectors": cold,
+            "history": len(served_before), "load_before": load_before,
             "load_after": _load(), "loop_load_s": round(load_s, 2), "kb_chunks": built["chunks"],
             "stages": figures, "results": results}
 
@@ -167,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="serve the KB's current build as it is (no ingest check); it must exist")
     parser.add_argument("--cold", action="store_true",
                         help="empty the query-vector cache before each query (time the query embedding too)")
+    parser.add_argument("--history", type=int, default=None,
+                        help="other dev queries answered untimed before each timed pass, after the text memos "
+                             "are emptied (default: as many as the subset; 0: time a fresh worker)")
     parser.add_argument("--save", type=Path, help="store each query's results here")
     parser.add_argument("--compare", type=Path, help="fail when results differ from this stored run")
     parser.add_argument("--out", type=Path, help="write the figures (without results) as JSON here")
@@ -174,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
     figures = run(args.data, args.every, args.passes, args.limit, not args.quiet, build=not args.no_build,
-                  cold=args.cold)
+                  cold=args.cold, history=args.history)
     results = figures.pop("results")
     status = 0
     if args.save:
@@ -190,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(figures, indent=1))
     else:
-        print(f"{figures['queries']} queries (every {args.every}th dev query), {args.passes} passes; "
+        print(f"{figures['queries']} queries (every {args.every}th dev query), {args.passes} passes, "
+              f"{figures['history']} other queries answered before each; "
               f"load {figures['load_before']} -> {figures['load_after']}")
         print(table(figures))
     return status
