@@ -158,8 +158,10 @@ def sentences(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=4096)
 def compact(text: str) -> str:
-    """Lower case without spaces, hyphens or underscores: "737 MAX 8" -> "737max8"."""
+    """Lower case without spaces, hyphens or underscores: "737 MAX 8" -> "737max8" (memoised: the
+    citation check asks it of a cited chunk once per code term of every claim)."""
     return _COMPACT.sub("", text.lower())
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from core.vocab import MONTHS
@@ -18,8 +19,24 @@ _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
-_EN_DATE = re.compile(r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?\s+(\d{1,2}),?\s+(\d{4})\b",
-                      re.I)
+
+
+class _MonthDates:
+    """English dates ("March 15, 2023", "Sept. 5 2023"): `finditer` yields the matches whose
+    first group is a month name or abbreviation (any case).
+
+    One plain word pattern whose word is then looked up: a regex alternation of the 25
+    spellings, tried at every word start of every chunk, took twice as long for the same
+    matches (checked on 46k chunks of the evaluation KBs).
+    """
+
+    _pattern = re.compile(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2}),?\s+(\d{4})\b")
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return (m for m in self._pattern.finditer(text) if m.group(1).lower() in _MONTHS)
+
+
+_EN_DATE = _MonthDates()
 _ZH_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
 
 _CURRENCY = r"(?:USD|EUR|GBP|CNY|RMB|US\$|\$|€|£|¥)"

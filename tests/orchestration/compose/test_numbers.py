@@ -37,3 +37,20 @@ def test_drifted_numbers_are_different_quantities():
 
 def test_units_normalise():
     assert normalize_unit("percent") == "%" and normalize_unit("公斤") == "kg" and normalize_unit(None) is None
+
+
+@pytest.mark.parametrize("text", [
+    "Released on March 15, 2023 and Sept. 5 2023; not Mayo 5, 2023, nor xMay 5, 2023.",
+    "DEC 1, 2024 / dec. 31, 2024 / Day 5, 2023 then May 6, 2023 / June 31, 2024 / Report May 7, 2023",
+    "on 2023-03-15, 2023年3月15日 and september 9, 2021 (Septembers 9, 2021 is no date)",
+])
+def test_english_dates_are_read_as_the_month_alternation_read_them(text):
+    """The month-name pattern became one word pattern plus a lookup (2x faster on 46k chunks):
+    it must find exactly the dates the 25-way alternation found."""
+    import re
+
+    from orchestration.compose.numbers import _EN_DATE, _MONTHS
+    alternation = re.compile(r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True))
+                             + r")\.?\s+(\d{1,2}),?\s+(\d{4})\b", re.I)
+    expected = [(m.span(), m.groups()) for m in alternation.finditer(text)]
+    assert expected and [(m.span(), m.groups()) for m in _EN_DATE.finditer(text)] == expected
