@@ -81,9 +81,13 @@ def load_questions(path: Path = QUESTIONS) -> list[PepQuestion]:
     return questions
 
 
+_TYPOGRAPHIC = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
+
+
 def normalise(text: str) -> str:
-    """Lower case, every run of whitespace one space."""
-    return re.sub(r"\s+", " ", text).strip().casefold()
+    """Lower case, every run of whitespace one space, typographic quotes and dashes as plain ones
+    (a PEP quoting another writes ‘f’ where the gold, typed by hand, has 'f')."""
+    return re.sub(r"\s+", " ", text.translate(_TYPOGRAPHIC)).strip().casefold()
 
 
 def contains_gold(text: str, answers: Iterable[str]) -> bool:

@@ -100,6 +100,11 @@ _NAME_WORD = re.compile(r"(?<=[\s(\"'])(?:[A-Z][\w-]*[A-Z0-9][\w-]*|[A-Z][a-z][\
 OPEN_SLOTS = frozenset({"fact", "yes_no", "list", "relation"})
 
 
+# A question asking how many of something there are, not what share or rate.
+_COUNT_QUESTION = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b", re.I)
+_ASKS_SHARE = re.compile(r"\b(?:percent(?:age)?|per\s*cent|share|proportion|fraction|ratio|rate)\b|%", re.I)
+_PERCENTAGE = re.compile(r"\d[\d,.]*(?:\s*(?:-|–|to)\s*\d[\d,.]*)?\s*(?:%|percent\b|per\s*cent\b)", re.I)
+
 _ASKS_FOR_CODE = re.compile(r"\b(?:config(?:ure|ured|uring|uration)?|settings?|ya?ml|toml|snippet|syntax|command|"
                             r"cli|flags?|example\s+(?:of|for)|how\s+(?:do\s+i|to)\s+(?:write|declare|set|enable|"
                             r"disable|install|build|run))\b|配置|示例|命令|写法", re.I)
@@ -132,6 +137,8 @@ def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", leni
         text = _blank_asked_words(text, asked)
     if slot == "number":
         text = IDENTIFIER.sub(" ", text)  # "PEP 8", "Python 3.12" name things; they count nothing
+        if language != "zh" and _COUNT_QUESTION.search(asked) and not _ASKS_SHARE.search(asked):
+            text = _PERCENTAGE.sub(" ", text)  # "how many threads": "15-20% more memory" counts none
     field = FIELD_LINE.match(text) if slot == "definition" else None
     if field and field.group("label").lower() not in asked.lower():
         text = text[field.end():]  # "PEP 1 – Status: Active." defines nothing; "Wheel: a format" may
@@ -296,6 +303,17 @@ class Focus:
         if not self.head or any(self.carries_head(tokens) for tokens in token_sets):
             return self
         return replace(self, head="")
+
+    def defines_subject(self, text: str) -> bool:
+        """For a definition question: the sentence names every term of the question before its
+        first defining words ("A wheel is a ZIP-format archive", "The term "PEP-Delegate" is used
+        for ..."), so what it defines is what was asked, not something it relates the term to
+        ("The term "BDFL-Delegate" is a deprecated alias for PEP-Delegate")."""
+        if self.slot != "definition" or self.language == "zh":
+            return False
+        terms = set(self.names) | set(self.predicate)
+        cue = _SLOT_EN["definition"].search(text)
+        return bool(terms and cue) and terms <= set(tokenize(text[:cue.start()]))
 
     def carries_head(self, tokens: Iterable[str]) -> bool:
         """True when `tokens` hold the slot's head word, a form of it or a word that says the same

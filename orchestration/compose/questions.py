@@ -20,6 +20,7 @@ SLOT_OF_KIND = {"actor": "actor", "steps": "procedure", "date": "date", "number"
 COVERAGE_WEIGHT = 0.05  # share of the question's predicate the sentence carries
 SLOT_WEIGHT = 0.2      # the sentence states the asked-for kind of fact (and is on the predicate)
 HEAD_IN_CHUNK_ONLY = 0.5  # share of SLOT_WEIGHT when the slot's head is only elsewhere in the chunk
+DEFINES_SUBJECT_WEIGHT = 0.1  # a definition whose subject is the asked term ("A wheel is ...")
 
 
 def answer_bonus(focus: Focus, candidate: Candidate) -> float:
@@ -32,6 +33,8 @@ def answer_bonus(focus: Focus, candidate: Candidate) -> float:
                                   context=term_set(candidate.chunk.text)):
         # the head in the sentence itself beats the head elsewhere in its chunk
         bonus += SLOT_WEIGHT if focus.carries_head(candidate.context_tokens) else SLOT_WEIGHT * HEAD_IN_CHUNK_ONLY
+        if focus.defines_subject(candidate.text):
+            bonus += DEFINES_SUBJECT_WEIGHT
     candidate.notes["coverage"] = round(coverage, 3)
     candidate.notes["fills_slot"] = bonus >= SLOT_WEIGHT * HEAD_IN_CHUNK_ONLY
     return bonus

@@ -137,6 +137,8 @@ def test_metrics_on_hand_made_rows():
 
 def test_gold_rule_is_case_and_space_insensitive():
     assert contains_gold("Limit lines to  79\ncharacters.", ["79 Characters"])
+    # PEP 701 quotes PEP 498 with typographic quotes; the gold was typed with plain ones
+    assert contains_gold("an f-string is a literal string, prefixed with \u2018f\u2019", ["prefixed with 'f'"])
     assert contains_gold("Tim Peters wrote it", ["nobody", "tim peters"])
     assert not contains_gold("72 characters", ["79"]) and not contains_gold("anything", [])
 

@@ -95,3 +95,34 @@ def test_a_possessive_of_a_name_the_question_writes_is_not_a_new_name():
 
     assert not fills_slot("actor", "the outlook of Vanguard's shares", asked="Who is the new CEO of Vanguard?")
     assert fills_slot("actor", "the outlook of Vanguard's Tim Buckley", asked="Who is the new CEO of Vanguard?")
+
+
+def test_a_share_does_not_count_how_many():
+    """PEPs: "What is the maximum number of threads the free-threaded CPython build can run?"
+    (the PEPs never say) passed answerability on "... sees about 15-20% higher memory use":
+    a percentage counts no threads. A question that asks for a share still takes one."""
+    from orchestration.compose.focus import fills_slot
+
+    asked = "What is the maximum number of threads the free-threaded CPython build can run?"
+    assert not fills_slot("number", "free-threaded Python currently sees about 15-20% higher memory use", asked=asked)
+    assert fills_slot("number", "The build runs up to 256 threads.", asked=asked)
+    assert fills_slot("number", "In the survey, 40% of users upgraded.", asked="What percentage of users upgraded?")
+    assert fills_slot("number", "In the survey, 40 percent upgraded.", asked="How many users upgraded, in percent?")
+
+
+def test_a_definition_question_prefers_the_sentence_defining_the_asked_term():
+    """PEPs: "What is an f-string?" and "What is a PEP-Delegate?" led with sentences that define
+    something else in relation to the term ("... is a deprecated alias for PEP-Delegate")."""
+    from orchestration.compose.focus import Focus
+    from perception import PerceptionAgent
+
+    agent = PerceptionAgent(use_ner=False)
+    focus = Focus.of(agent.run("What is a PEP-Delegate?", "2026-08-22"))
+    assert focus.slot == "definition"
+    assert focus.defines_subject('The term "PEP-Delegate" is used for the PEP\'s designated decision maker.')
+    assert not focus.defines_subject('The term "BDFL-Delegate" is a deprecated alias for PEP-Delegate.')
+    fstring = Focus.of(agent.run("What is an f-string?", "2026-08-22"))
+    assert fstring.defines_subject("In Python source code, an f-string is a literal string, prefixed with 'f'.")
+    assert not fstring.defines_subject("You can place any valid Python expression inside an f-string expression.")
+    who = Focus.of(agent.run("Who wrote PEP 8?", "2026-08-22"))
+    assert not who.defines_subject("PEP 8 is a style guide.")  # not a definition question
