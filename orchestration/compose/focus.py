@@ -313,7 +313,7 @@ class Focus:
             return False
         terms = set(self.names) | set(self.predicate)
         cue = _SLOT_EN["definition"].search(text)
-        return bool(terms and cue) and terms <= set(tokenize(text[:cue.start()]))
+        return cue is not None and bool(terms) and terms <= set(tokenize(text[:cue.start()]))
 
     def carries_head(self, tokens: Iterable[str]) -> bool:
         """True when `tokens` hold the slot's head word, a form of it or a word that says the same
