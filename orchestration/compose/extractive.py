@@ -32,7 +32,7 @@ from perception.types import Perception
 
 from .citations import CitationBook
 from .comparison import Comparator, Finding, Side, comparison_sides, make_side
-from .focus import IDENTIFIER, OPEN_SLOTS, Focus, asks_for_code, names_identifier
+from .focus import IDENTIFIER, OPEN_SLOTS, Focus, asks_for_code, names_identifier, names_operator
 from .language import glue, relation_word
 from .questions import SLOT_OF_KIND, answer_bonus
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
@@ -125,9 +125,11 @@ class ExtractiveComposer:
         if names:
             candidates = [c for c in candidates if _names_any(names, c)]
         whole = Focus.of(perception).head_in(c.context_tokens for c in candidates)
-        identifiers = whole.identifiers
-        naming = [c for c in candidates if all(names_identifier(i, f"{c.chunk.title}\n{c.chunk.text}")
-                                               for i in identifiers)] if identifiers else []
+        identifiers, operators = whole.identifiers, whole.operators
+        naming = [c for c in candidates
+                  if all(names_identifier(i, f"{c.chunk.title}\n{c.chunk.text}") for i in identifiers)
+                  and all(names_operator(o, f"{c.chunk.title}\n{c.chunk.text}") for o in operators)
+                  ] if identifiers or operators else []
         if naming:  # "Was PEP 3103 accepted?": quote the chunks about PEP 3103 when there are any
             candidates = naming
         parts = sub_questions(perception)

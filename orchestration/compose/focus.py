@@ -100,6 +100,15 @@ _NAME_WORD = re.compile(r"(?<=[\s(\"'])(?:[A-Z][\w-]*[A-Z0-9][\w-]*|[A-Z][a-z][\
 OPEN_SLOTS = frozenset({"fact", "yes_no", "list", "relation"})
 
 
+# An operator symbol standing alone in a question ("What does the |> operator do?", "`:=`"):
+# the tokeniser drops it, yet it is the one thing asked about.
+_OPERATOR_CHAR = r"[|&^~<>=!:*/%+@-]"
+# Two or three symbols, or one in quotes or backticks: a lone "|", "-" or "/" separates words
+# in prose and in publication names ("Cnbc | World Business News Leader").
+_OPERATOR = re.compile(rf"(?:(?<=\s)|^)(?P<op>{_OPERATOR_CHAR}{{2,3}})(?=$|\s|[,?])"
+                       rf"|(?<=[\"'`])(?P<quoted>{_OPERATOR_CHAR}{{1,3}})(?=[\"'`])")
+_NOT_OPERATORS = frozenset({"--", "---"})  # dashes in prose
+
 # A question asking how many of something there are, not what share or rate.
 _COUNT_QUESTION = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b", re.I)
 _ASKS_SHARE = re.compile(r"\b(?:percent(?:age)?|per\s*cent|share|proportion|fraction|ratio|rate)\b|%", re.I)
@@ -192,6 +201,8 @@ class Focus:
         question: the question (or sub-question) text the focus was read from.
         head: the token of the word the slot attaches to ("won" in "Who won X?"; Perception's
             `slot_head`), "" when the question has none: a sentence answers only if it carries it.
+        operators: operator symbols the question writes on their own ("|>", ":=", "**"): like an
+            identifier, the one thing asked about, which a source must write (`names_operator`).
     """
 
     names: tuple[str, ...]
@@ -202,6 +213,7 @@ class Focus:
     periods: tuple[str, ...] = ()
     head: str = ""
     question: str = ""
+    operators: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, perception: Perception, text: str | None = None) -> Focus:
@@ -234,8 +246,10 @@ class Focus:
         spelled = {t for i in numbered for t in tokenize(i)}
         names = [n for n in names if n not in spelled]
         head_tokens = tokenize(perception.slot_head) if perception.slot_head and text == perception.query else []
+        operators = tuple(dict.fromkeys(op for m in _OPERATOR.finditer(text)
+                                        if (op := m.group("op") or m.group("quoted")) not in _NOT_OPERATORS))
         return cls(tuple(names), predicate, perception.slot, perception.language, identifiers, periods,
-                   head_tokens[0] if head_tokens else "", text)
+                   head_tokens[0] if head_tokens else "", text, operators)
 
     @property
     def total(self) -> float:
@@ -324,6 +338,11 @@ class Focus:
         """The predicate terms absent from `tokens`, in question order."""
         have = set(tokens)
         return [t for t in self.predicate if not present(t, have)]
+
+
+def names_operator(operator: str, text: str) -> bool:
+    """True when `text` writes the operator as one symbol: "|>" in "x |> f", not in "(==|!=|<|>)"."""
+    return re.search(rf"(?<!{_OPERATOR_CHAR}){re.escape(operator)}(?!{_OPERATOR_CHAR})", text) is not None
 
 
 def names_identifier(identifier: str, text: str) -> bool:

@@ -85,7 +85,11 @@ def test_an_answer_without_claims_is_the_evidence_checks_business(perceive, cont
      passage("tesla#0", "Tesla's Q1 2023 revenue was $23.3 billion.")),
     ("Who won the women's singles Wimbledon in 2019?", "Elena Rybakina won the women's singles final at Wimbledon.",
      passage("wimbledon#0", "Elena Rybakina won the women's singles final at Wimbledon.")),
-], ids=["another-pep", "another-quarter", "undated-other-year"])
+    ("What does the |> pipe operator do in Python?",
+     "As with PEP 505, implementation has been deferred pending interest in adding these operators.",
+     passage("pep-0531#3", "As with PEP 505, implementation has been deferred pending interest in adding these "
+             "operators. The grammar allows (==|!=|<|>) comparisons.")),
+], ids=["another-pep", "another-quarter", "undated-other-year", "operator-never-written"])
 def test_a_source_about_another_numbered_thing_or_year_does_not_answer(perceive, context, query, text, chunk):
     [issue] = verdict(perceive, context, query, text, chunk)
     assert issue.kind == "unanswered" and ("never name" in issue.detail or "never mention" in issue.detail)

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orchestration.compose.focus import Focus, names_identifier
+from orchestration.compose.focus import Focus, names_identifier, names_operator
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
 from orchestration.textcache import term_set
@@ -117,6 +117,7 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     cited = _cited_chunks(readings, answer, chunks)
     unnamed = [i for i in focus.identifiers
                if not any(names_identifier(i, f"{c.title}\n{c.text}") for c in cited)]
+    unnamed += [o for o in focus.operators if not any(names_operator(o, f"{c.title}\n{c.text}") for c in cited)]
     if unnamed:
         return (f"the cited sources never name {', '.join(repr(i) for i in unnamed)}, the one thing the "
                 f"question asks about")

@@ -126,3 +126,19 @@ def test_a_definition_question_prefers_the_sentence_defining_the_asked_term():
     assert not fstring.defines_subject("You can place any valid Python expression inside an f-string expression.")
     who = Focus.of(agent.run("Who wrote PEP 8?", "2026-08-22"))
     assert not who.defines_subject("PEP 8 is a style guide.")  # not a definition question
+
+
+def test_an_operator_the_question_writes_must_be_written_by_the_source():
+    """PEPs: "What does the |> pipe operator do in Python?" (Python has none) was answered with
+    PEP 505's "... adding these operators ...": the tokeniser drops "|>", the one thing asked."""
+    from orchestration.compose.focus import Focus, names_operator
+    from perception import PerceptionAgent
+
+    agent = PerceptionAgent(use_ner=False)
+    assert Focus.of(agent.run("What does the |> pipe operator do in Python?", "2026-08-22")).operators == ("|>",)
+    assert Focus.of(agent.run("What does the `@` operator do?", "2026-08-22")).operators == ("@",)
+    # a lone bar or dash separates words in prose and in publication names
+    assert Focus.of(agent.run("What did Cnbc | World Business News Leader report - and when?",
+                              "2026-08-22")).operators == ()
+    assert names_operator("|>", "result = data |> transform")
+    assert not names_operator("|>", "VERCMPOP: (==|!=|<|>|<=|>=)")  # part of a longer run of symbols
