@@ -109,6 +109,14 @@ _OPERATOR = re.compile(rf"(?:(?<=\s)|^)(?P<op>{_OPERATOR_CHAR}{{2,3}})(?=$|\s|[,
                        rf"|(?<=[\"'`])(?P<quoted>{_OPERATOR_CHAR}{{1,3}})(?=[\"'`])")
 _NOT_OPERATORS = frozenset({"--", "---"})  # dashes in prose
 
+# "How often" asks for a recurrence, which a sentence states with these words.
+_ASKS_FREQUENCY = re.compile(r"\bhow\s+(?:often|frequently)\b|\bat\s+what\s+(?:interval|frequency|cadence)\b", re.I)
+_RECURRENCE = re.compile(
+    rf"\b(?:every|each)\s+(?:other\s+|few\s+|\d+\s+|{_NUMBER_WORD}\s+)?(?:{_UNIT_OF_TIME_EN}|quarters?|{MONTH_NAME})\b|"
+    r"\b(?:once|twice|\w+\s+times)\s+(?:a|per|each)\b|\bper\s+(?:day|week|month|quarter|year)\b|"
+    r"\b(?:hourly|daily|weekly|fortnightly|monthly|quarterly|annual(?:ly)?|yearly|biennial(?:ly)?|"
+    r"semi-?annual(?:ly)?|periodically)\b", re.I)
+
 # A question asking how many of something there are, not what share or rate.
 _COUNT_QUESTION = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b", re.I)
 _ASKS_SHARE = re.compile(r"\b(?:percent(?:age)?|per\s*cent|share|proportion|fraction|ratio|rate)\b|%", re.I)
@@ -144,6 +152,8 @@ def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", leni
             text = re.sub(rf"(?<![\d.,]){re.escape(number)}(?![\d]|[.,]\d)", " ", text)
     if asked and slot in ("actor", "place") and language != "zh":
         text = _blank_asked_words(text, asked)
+    if slot == "duration" and language != "zh" and _ASKS_FREQUENCY.search(asked):
+        return bool(_RECURRENCE.search(text))  # "every twelve months", "annually"; not "seven months are spent"
     if slot == "number":
         text = IDENTIFIER.sub(" ", text)  # "PEP 8", "Python 3.12" name things; they count nothing
         if language != "zh" and _COUNT_QUESTION.search(asked) and not _ASKS_SHARE.search(asked):

@@ -142,3 +142,15 @@ def test_an_operator_the_question_writes_must_be_written_by_the_source():
                               "2026-08-22")).operators == ()
     assert names_operator("|>", "result = data |> transform")
     assert not names_operator("|>", "VERCMPOP: (==|!=|<|>|<=|>=)")  # part of a longer run of symbols
+
+
+def test_how_often_is_answered_by_a_recurrence_not_by_any_length_of_time():
+    """PEPs: "How often is a new Python feature version released?" quoted "The next seven months
+    are spent on versioned alpha releases" over PEP 602's "released predictably every twelve months"."""
+    from orchestration.compose.focus import fills_slot
+
+    asked = "How often is a new Python feature version released?"
+    assert not fills_slot("duration", "The next seven months are spent on versioned alpha releases.", asked=asked)
+    assert fills_slot("duration", "Feature versions are released predictably every twelve months.", asked=asked)
+    assert fills_slot("duration", "Python moved to an annual release cycle.", asked=asked)
+    assert fills_slot("duration", "The next seven months are spent on alphas.", asked="How long do the alphas last?")
