@@ -92,8 +92,11 @@ _QUESTION_SENTENCE = re.compile(r"[?？]\s*[\"'”’)]*\s*$")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 # A capitalised word or code followed by a number: "PEP 604", "Python 3.16", "Q1 2021", "Season 17"
 # (not a date: "November 9"; not a rank: "No 1").
-IDENTIFIER = re.compile(rf"\b(?!(?i:{MONTH_NAME}|no|nr|number|top|rank)\b)(?:[A-Z][A-Za-z]*|[A-Za-z]+\d+)"
-                        rf"\s+\d+(?:\.\d+)*\b(?![.,]\d)")
+# (not a sentence opening on an amount either: "About 40% of users", "Over 200 people")
+_APPROXIMATELY = (r"about|around|approximately|roughly|nearly|almost|over|under|only|just|some|more|fewer|less|"
+                  r"up|at|by|to|from|all|another|exactly|precisely|barely|still")
+IDENTIFIER = re.compile(rf"\b(?!(?i:{MONTH_NAME}|no|nr|number|top|rank|{_APPROXIMATELY})\b)"
+                        rf"(?:[A-Z][A-Za-z]*|[A-Za-z]+\d+)\s+\d+(?:\.\d+)*\b(?![.,]\d)")
 # A capitalised word or a code inside the question (not its first word): the name of a thing.
 _NAME_WORD = re.compile(r"(?<=[\s(\"'])(?:[A-Z][\w-]*[A-Z0-9][\w-]*|[A-Z][a-z][\w-]*)")
 # Slots any sentence on the focus can fill (the answer is the statement itself).

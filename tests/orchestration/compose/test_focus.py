@@ -107,6 +107,9 @@ def test_a_share_does_not_count_how_many():
     assert not fills_slot("number", "free-threaded Python currently sees about 15-20% higher memory use", asked=asked)
     assert fills_slot("number", "The build runs up to 256 threads.", asked=asked)
     assert fills_slot("number", "In the survey, 40% of users upgraded.", asked="What percentage of users upgraded?")
+    # an amount opening the sentence is no identifier (as "PEP 8" or "Python 3.12" are)
+    assert fills_slot("number", "About 40% of users upgraded.", asked="What percentage of users upgraded?")
+    assert fills_slot("number", "Over 200 people attended.", asked="How many people attended?")
     assert fills_slot("number", "In the survey, 40 percent upgraded.", asked="How many users upgraded, in percent?")
 
 
