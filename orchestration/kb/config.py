@@ -21,6 +21,7 @@ from .. import paths
 from ..retrieval.dense import DenseParams
 from ..retrieval.embedder import EMBEDDERS
 from ..retrieval.fusion import METHODS
+from ..retrieval.query_terms import COUNTED, QUERY_TERMS
 from .metadata import MAPPABLE_FIELDS, MEANINGFUL_FIELDS, field_key
 
 ARMS = ("keyword", "vector")
@@ -36,6 +37,17 @@ class ArmFusion:
 
 
 @dataclass(frozen=True)
+class KeywordQuery:
+    """How this KB's keyword arm reads a query (query time: no rebuild when it changes).
+
+    query_terms: "counted" (default: a repeated term adds its weight per occurrence, as
+    rank-bm25's BM25Okapi) or "unique" (each distinct term once): retrieval/query_terms.py.
+    """
+
+    query_terms: str = COUNTED
+
+
+@dataclass(frozen=True)
 class KBSettings:
     """One knowledge base: where its documents are and how it is chunked, indexed and fused."""
 
@@ -48,6 +60,7 @@ class KBSettings:
     max_age_days: int | None = None
     dense: DenseParams = DenseParams()
     fusion: ArmFusion = ArmFusion()
+    bm25: KeywordQuery = KeywordQuery()
     # field with a meaning -> the documents' own names for it (replacing its default aliases)
     fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # the embedder of its dense arm; None: chosen at ingest from the documents' language
@@ -93,6 +106,15 @@ def _fusion(where: Where, data: Any, base: ArmFusion) -> ArmFusion:
     if not any(weights.values()):
         raise where.at("weights").fail("at least one arm needs a weight above 0")
     return ArmFusion(method=method, k=k, weights=weights)
+
+
+def _bm25(where: Where, data: Any, base: KeywordQuery) -> KeywordQuery:
+    """`bm25: {query_terms: unique}`: the keyword arm's query settings, over `base`."""
+    data = check.mapping(where, data, ("query_terms",))
+    if "query_terms" not in data:
+        return base
+    return KeywordQuery(query_terms=check.choice(where.at("query_terms"), data["query_terms"], QUERY_TERMS,
+                                                 "query_terms mode"))
 
 
 def _fields(where: Where, data: Any, base: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
@@ -147,6 +169,8 @@ def _kb(where: Where, name: str, data: Any, defaults: KBSettings, base_dir: Path
         settings = replace(settings, dense=replace(settings.dense, **dense))
     if "fusion" in data:
         settings = replace(settings, fusion=_fusion(where.at("fusion"), data["fusion"], settings.fusion))
+    if "bm25" in data:
+        settings = replace(settings, bm25=_bm25(where.at("bm25"), data["bm25"], settings.bm25))
     if "fields" in data:
         settings = replace(settings, fields=_fields(where.at("fields"), data["fields"], settings.fields))
     if data.get("embedder") is not None:

@@ -29,6 +29,7 @@ from .embedder import Embedder, get_embedder, key_of_model
 from .federation import KBArm, KBRow, fuse_across, shared_idf
 from .filters import Filters
 from .fusion import Fused, Fuser, RankedList
+from .query_terms import query_terms
 from .scored import ScoredChunk
 from .tokenize import tokenize
 
@@ -82,7 +83,7 @@ class _Shared:
     """
 
     tokens: dict[str, list[str]] = field(default_factory=dict)
-    keyword: dict[tuple, Any] = field(default_factory=dict)     # (kb, query, KBs of a shared IDF) -> QueryScores
+    keyword: dict[tuple, Any] = field(default_factory=dict)  # (kb, query, query_terms, shared-IDF KBs) -> QueryScores
     dense: dict[tuple, Any] = field(default_factory=dict)       # (kb, query) -> scan, or None (HNSW)
     selected: dict[tuple, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     reasons: dict[tuple, str] = field(default_factory=dict)     # (kb, filters, row) -> why it fails them
@@ -357,10 +358,12 @@ class Retriever:
 
     def _keyword(self, kb, request, candidates, allowed, visible, hidden, weights, trace, idf, shared: _Shared
                  ) -> RankedList[int]:
-        tokens = shared.tokenize(request.query)
+        # KBs searched as one corpus read the query as the first one does (as they fuse like it)
+        mode = self.kb(request.kbs[0]).settings.bm25.query_terms
+        tokens = query_terms(shared.tokenize(request.query), mode)
         with trace.operation("retrieve.keyword", task=request.id, kb=kb.name, tokens=tokens, k=candidates,
-                             filters=request.filters.to_dict(), shared_idf=idf is not None) as op:
-            key = (kb.name, request.query, request.kbs if idf is not None else None)
+                             filters=request.filters.to_dict(), shared_idf=idf is not None, query_terms=mode) as op:
+            key = (kb.name, request.query, mode, request.kbs if idf is not None else None)
             if key not in shared.keyword:
                 shared.keyword[key] = kb.bm25.score_query(tokens, idf)
             scored = shared.keyword[key]

@@ -27,6 +27,11 @@ def _with(**kb):
      r"fusion: weights: at least one arm needs a weight above 0", "knowledge_bases.manuals.fusion.weights"),
     (_with(fusion={"weights": {"vectr": 1}}), r"weights: unknown key 'vectr'.*did you mean 'vector'",
      "knowledge_bases.manuals.fusion.weights"),
+    (_with(bm25={"query_terms": "uniqe"}),
+     r"bm25: query_terms: unknown query_terms mode 'uniqe'; known: counted, unique.*did you mean 'unique'",
+     "knowledge_bases.manuals.bm25.query_terms"),
+    (_with(bm25={"query_term": "unique"}), r"manuals: bm25: unknown key 'query_term'.*did you mean 'query_terms'",
+     "knowledge_bases.manuals.bm25"),
     (_with(dense={"hnsw_m": True}), r"dense: hnsw_m: must be an integer >= 1, got True",
      "knowledge_bases.manuals.dense.hnsw_m"),
     ({"knowledge_bases": {"bad name": {}}}, r"knowledge_bases: knowledge base name 'bad name' must be",
@@ -72,3 +77,13 @@ def test_fields_map_each_meaning_to_the_documents_own_names_and_merge_with_the_d
 def test_the_shipped_config_parses_and_maps_no_fields():
     config = load_kb_config()
     assert all(settings.fields == {} for settings in config.knowledge_bases.values())
+
+
+def test_query_terms_default_to_counted_and_a_kb_inherits_or_overrides_the_defaults():
+    assert parse_kb_config(GOOD, source="kb.yaml").knowledge_bases["manuals"].bm25.query_terms == "counted"
+    config = parse_kb_config({"defaults": {"bm25": {"query_terms": "unique"}},
+                              "knowledge_bases": {"news": {"paths": ["docs"]},
+                                                  "specs": {"paths": ["docs"], "bm25": {"query_terms": "counted"}},
+                                                  "empty": {"paths": ["docs"], "bm25": None}}}, source="kb.yaml")
+    assert {name: kb.bm25.query_terms for name, kb in config.knowledge_bases.items()} == {
+        "news": "unique", "specs": "counted", "empty": "unique"}
