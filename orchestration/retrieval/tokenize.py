@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from itertools import chain
 from importlib import resources
 
 import Stemmer
@@ -63,8 +64,7 @@ def _english_word_tokens(word: str) -> tuple[str, ...]:
 
 
 def _tokenize_latin(text: str, out: list[str]) -> None:
-    for match in _WORD.finditer(text):
-        out.extend(_english_word_tokens(match.group()))
+    out.extend(chain.from_iterable(map(_english_word_tokens, _WORD.findall(text))))
 
 
 def _tokenize_cjk(run: str, out: list[str]) -> None:
