@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import functools
 import re
-from itertools import chain
 from importlib import resources
+from itertools import chain
 
 import Stemmer
 
