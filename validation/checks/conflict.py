@@ -53,7 +53,8 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
         if len(own) < MIN_TERMS or not cited:
             continue
         for chunk, sentence, terms in sentences:
-            if chunk.chunk_id in cited or (cited[0], chunk.chunk_id) in seen:
+            # a substitution replaces as many terms as it adds, so both sentences have as many terms
+            if len(terms) != len(own) or chunk.chunk_id in cited or (cited[0], chunk.chunk_id) in seen:
                 continue
             ours, theirs = own - terms, terms - own
             if not _same_statement(own, terms, ours, theirs):
