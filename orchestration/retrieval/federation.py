@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .bm25 import BM25Index
-from .fusion import Fused, RankedList
+from .fusion import Fused, RankedList, RowList
 
 KBRow = tuple[str, int]  # (knowledge base name, chunk row)
 
@@ -51,7 +51,7 @@ class KBArm:
     """One arm's ranked rows from one knowledge base, with that KB's weight for the arm."""
 
     kb: str
-    arm: RankedList[int]
+    arm: RankedList[int] | RowList  # a search builds RowLists; a RankedList reads the same
 
 
 def fuse_across(arms: Sequence[KBArm], method: str, k: float, kb_order: Sequence[str]) -> list[Fused[KBRow]]:

@@ -28,7 +28,7 @@ from .credibility import CredibilityParams, credibility
 from .embedder import Embedder, get_embedder, key_of_model
 from .federation import KBArm, KBRow, fuse_across, shared_idf
 from .filters import Filters
-from .fusion import Fused, Fuser, RankedList
+from .fusion import Fused, Fuser, RowList
 from .query_terms import query_terms
 from .scored import ScoredChunk
 from .tokenize import tokenize
@@ -243,20 +243,21 @@ class Retriever:
             kb_arms, kb_factors = self._arms(kb, request, vector, trace, now, acl_groups, apply_credibility, idf,
                                              shared)
             arms.extend(KBArm(kb.name, arm) for arm in kb_arms)
+            own_arms = kb_arms  # the single-KB case fuses these
             factors.update(((kb.name, row), f) for row, f in kb_factors.items())
         first = kbs[0].settings.fusion
         with trace.operation("fuse.arms", task=request.id, kb=kbs[0].name if len(kbs) == 1 else [k.name for k in kbs],
                              method=first.method, weights={a.arm.name.split(":")[-1]: a.arm.weight for a in arms}
                              ) as op:
             if len(kbs) == 1:
-                best, fused_count = Fuser(first.method, first.k).fuse_top([a.arm for a in arms], request.top_k)
+                best, fused_count = Fuser(first.method, first.k).fuse_rows(own_arms, request.top_k)
                 top = [Fused((kbs[0].name, e.key), e.score, e.ranks, e.scores) for e in best]
             else:
                 fused = fuse_across(arms, first.method, first.k, [kb.name for kb in kbs])
                 top, fused_count = fused[:request.top_k], len(fused)
                 op.reason = (f"{len(kbs)} knowledge bases ranked as one corpus (shared BM25 statistics): "
                              f"top {request.top_k} by relevance, not per knowledge base")
-            op.input_count = sum(len(a.arm.items) for a in arms)
+            op.input_count = sum(a.arm.size for a in arms)
             op.output_count = fused_count
         by_kb = {kb.name: kb for kb in kbs}
         chunks: dict[KBRow, Any] = {}
@@ -279,7 +280,7 @@ class Retriever:
 
     def _arms(self, kb: KnowledgeBase, request: SearchRequest, vector: np.ndarray | None, trace: Trace,
               now: dt.date, acl_groups: Sequence[str] | None, apply_credibility: bool,
-              idf: dict[str, float] | None, shared: _Shared) -> tuple[list[RankedList[int]], dict[int, float]]:
+              idf: dict[str, float] | None, shared: _Shared) -> tuple[list[RowList], dict[int, float]]:
         """One KB's ranked arms for the request (credibility-weighed) and the multiplier per row."""
         assert kb.columns is not None and kb.store is not None  # self.kb() opened it or raised
         candidates = request.candidates or max(kb.settings.candidates, request.top_k)
@@ -287,7 +288,7 @@ class Retriever:
         filtered = kb.columns.mask(request.filters)
         allowed = filtered if visible is None else (visible if filtered is None else visible & filtered)
         hidden = 0 if visible is None else int((~visible).sum())
-        arms: list[RankedList[int]] = []
+        arms: list[RowList] = []
         weights = dict(kb.settings.fusion.weights, **(request.weights or {}))
         if request.search in ("keyword", "hybrid"):
             arms.append(self._keyword(kb, request, candidates, allowed, visible, hidden, weights, trace, idf, shared))
@@ -299,8 +300,8 @@ class Retriever:
             arms, factors = self._weigh_by_credibility(arms, kb, now, request, trace)
         return arms, factors
 
-    def _weigh_by_credibility(self, arms: list[RankedList[int]], kb: KnowledgeBase, now: dt.date,
-                              request: SearchRequest, trace: Trace) -> tuple[list[RankedList[int]], dict[int, float]]:
+    def _weigh_by_credibility(self, arms: list[RowList], kb: KnowledgeBase, now: dt.date,
+                              request: SearchRequest, trace: Trace) -> tuple[list[RowList], dict[int, float]]:
         """Scale each arm's raw scores by the chunk's credibility and re-rank the arm.
 
         Credibility scales the strength of a match, not a rank position: a strong old match
@@ -312,20 +313,18 @@ class Retriever:
         assert kb.columns is not None  # only called on an opened knowledge base
         with trace.operation("credibility", task=request.id, kb=kb.name, now=now.isoformat(),
                              **self.credibility_params.__dict__) as op:
-            rows = sorted({row for arm in arms for row, _ in arm.items})
-            row_array = np.array(rows, dtype=np.int64)
+            row_array = np.unique(np.concatenate([arm.rows for arm in arms])) if arms else np.zeros(0, np.int64)
+            rows = row_array.tolist()
             per_row = kb.columns.credibility_multipliers(row_array, now, self.credibility_params)
             multipliers = dict(zip(rows, per_row.tolist(), strict=True))
             weighed = []
-            for arm in arms:  # on arrays: the same IEEE products and the same (-score, row) order
-                arm_rows = np.fromiter((row for row, _ in arm.items), dtype=np.int64, count=len(arm.items))
-                scores = np.fromiter((score for _, score in arm.items), dtype=np.float64, count=len(arm.items))
+            for arm in arms:  # the same IEEE products and the same (-score, row) order
+                arm_rows, scores = arm.rows, arm.scores
                 factor = per_row[np.searchsorted(row_array, arm_rows)]
                 with np.errstate(divide="ignore", invalid="ignore"):  # where() evaluates both sides
                     scaled = np.where(scores >= 0, scores * factor, scores / factor)
                 order = np.lexsort((arm_rows, -scaled))
-                items = list(zip(arm_rows[order].tolist(), scaled[order].tolist(), strict=True))
-                weighed.append(RankedList(arm.name, arm.weight, items))
+                weighed.append(RowList(arm.name, arm.weight, arm_rows[order], scaled[order]))
                 moved = int(np.count_nonzero(arm_rows[order] != arm_rows))
                 op.reason += f"{arm.name.split(':')[-1]}: {moved} position(s) changed; "
             op.input_count = op.output_count = len(rows)
@@ -357,7 +356,7 @@ class Retriever:
         op.kept = [kb.chunk_ids[int(r)] for r in rows]
 
     def _keyword(self, kb, request, candidates, allowed, visible, hidden, weights, trace, idf, shared: _Shared
-                 ) -> RankedList[int]:
+                 ) -> RowList:
         # KBs searched as one corpus read the query as the first one does (as they fuse like it)
         mode = self.kb(request.kbs[0]).settings.bm25.query_terms
         tokens = query_terms(shared.tokenize(request.query), mode)
@@ -379,11 +378,10 @@ class Retriever:
             self._record(op, kb, rows, hidden)
             if hidden:
                 op.reason = f"{hidden} chunk(s) outside the caller's ACL groups not searched"
-        return RankedList(f"{request.id}:keyword", weights.get("keyword", 0.0),
-                          list(zip(rows.tolist(), values.tolist(), strict=True)))
+        return RowList(f"{request.id}:keyword", weights.get("keyword", 0.0), rows, values)
 
     def _vector(self, kb, request, vector, candidates, allowed, visible, hidden, weights, trace, shared: _Shared
-                ) -> RankedList[int]:
+                ) -> RowList:
         with trace.operation("retrieve.vector", task=request.id, kb=kb.name, k=candidates,
                              index=kb.dense.kind, filters=request.filters.to_dict()) as op:
             key = (kb.name, request.query)
@@ -404,8 +402,7 @@ class Retriever:
             self._record(op, kb, rows, hidden)
             if hidden:
                 op.reason = f"{hidden} chunk(s) outside the caller's ACL groups not searched"
-        return RankedList(f"{request.id}:vector", weights.get("vector", 0.0),
-                          list(zip(rows.tolist(), values.tolist(), strict=True)))
+        return RowList(f"{request.id}:vector", weights.get("vector", 0.0), rows, values)
 
     @staticmethod
     def _select_once(shared: _Shared, key: tuple, select) -> tuple[np.ndarray, np.ndarray]:
