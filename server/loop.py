@@ -4,8 +4,9 @@
 all call, so they behave the same. The loop owns the retry policy: validation's typed
 adjustments (add a task for a missing entity, a date window for stale sources, leave out a
 rejected chunk or claim, ...) accumulate and go to the router, which carries out those its
-retry table allows; at most `max_retries` extra attempts run. Every attempt stays in the
-response.
+retry table allows; at most `max_retries` extra attempts run, and none once an attempt would
+only repeat an earlier one (same plan, or same evidence: `retry.stop`, docs/ROUTER.md). Every
+attempt stays in the response.
 """
 
 from __future__ import annotations
