@@ -126,9 +126,7 @@ class ExtractiveComposer:
             candidates = [c for c in candidates if _names_any(names, c)]
         whole = Focus.of(perception).head_in(c.context_tokens for c in candidates)
         identifiers, operators = whole.identifiers, whole.operators
-        naming = [c for c in candidates
-                  if all(names_identifier(i, f"{c.chunk.title}\n{c.chunk.text}") for i in identifiers)
-                  and all(names_operator(o, f"{c.chunk.title}\n{c.chunk.text}") for o in operators)
+        naming = [c for c in candidates if _names_all(identifiers, operators, f"{c.chunk.title}\n{c.chunk.text}")
                   ] if identifiers or operators else []
         if naming:  # "Was PEP 3103 accepted?": quote the chunks about PEP 3103 when there are any
             candidates = naming
@@ -252,6 +250,11 @@ def _names_any(names: Sequence[Side], candidate: Candidate) -> bool:
     # a numbered name as a document writes it: "3.12.0 final" under "Python 3.12 Release Schedule"
     return any(IDENTIFIER.fullmatch(name.name) and names_identifier(name.name, f"{chunk.title}\n{chunk.text}")
                for name in names)
+
+
+def _names_all(identifiers: Sequence[str], operators: Sequence[str], text: str) -> bool:
+    """True when `text` (a chunk's title and text) names every identifier and writes every operator."""
+    return all(names_identifier(i, text) for i in identifiers) and all(names_operator(o, text) for o in operators)
 
 
 def _answer_first(chosen: Sequence[Candidate]) -> list[Candidate]:

@@ -20,6 +20,7 @@ import numpy as np
 
 from core.errors import IndexUnavailable
 
+from .arrays import load_mapped
 from .topk import top_k
 
 _FILES = ("indptr.npy", "indices.npy", "data.npy")
@@ -112,9 +113,7 @@ class BM25Index:
         try:
             meta = json.loads((directory / "bm25.json").read_text(encoding="utf-8"))
             vocab = json.loads((directory / "vocab.json").read_text(encoding="utf-8"))
-            # plain ndarray views of the mapping: np.memmap's Python-level __getitem__ cost more
-            # than the per-term slicing it wraps
-            arrays = [np.asarray(np.load(directory / name, mmap_mode="r")) for name in _FILES]
+            arrays = [load_mapped(directory / name) for name in _FILES]
         except (OSError, ValueError) as exc:
             raise IndexUnavailable(f"BM25 index at {directory} is unreadable ({exc})", field=str(directory)) from exc
         indptr, indices, data = arrays

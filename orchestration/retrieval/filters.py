@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..kb.metadata import DOCUMENT_DATE_FIELDS, document_date
+from .arrays import load_mapped
 
 EPOCH = dt.date(1970, 1, 1)
 NO_DATE = np.iinfo(np.int32).min
@@ -80,12 +81,6 @@ class Filters:
             kwargs[key] = tuple([value] if isinstance(value, str) else value)
         kwargs["keep_undated"] = bool(data.get("keep_undated", False))
         return cls(**kwargs)
-
-
-def _mapped(path: Path) -> np.ndarray:
-    """A saved column mapped read-only, as a plain ndarray view of the mapping (np.memmap's
-    Python-level __getitem__ cost more than the lookups themselves in per-row reasons)."""
-    return np.asarray(np.load(path, mmap_mode="r"))
 
 
 @dataclass
@@ -162,14 +157,14 @@ class FilterColumns:
         """Map saved columns read-only."""
         meta = json.loads((directory / "vocab.json").read_text(encoding="utf-8"))
         return cls(
-            day=_mapped(directory / "day.npy"),
-            codes={n: _mapped(directory / f"{n}.npy") for n in CATEGORICAL},
+            day=load_mapped(directory / "day.npy"),
+            codes={n: load_mapped(directory / f"{n}.npy") for n in CATEGORICAL},
             vocab=meta["vocab"],
-            acl_code=_mapped(directory / "acl.npy"),
+            acl_code=load_mapped(directory / "acl.npy"),
             acl_groups=meta["acl_groups"],
             display=meta.get("display", meta["vocab"]),
-            fresh_day=_mapped(directory / "fresh_day.npy"),
-            authority=_mapped(directory / "authority.npy"),
+            fresh_day=load_mapped(directory / "fresh_day.npy"),
+            authority=load_mapped(directory / "authority.npy"),
         )
 
     def credibility_inputs(self, row: int) -> dict:
@@ -266,8 +261,9 @@ class FilterColumns:
         return None if code < 0 else self.vocab[name][code]
 
     def reasons(self, rows: Sequence[int] | np.ndarray, filters: Filters) -> list[str]:
-        """`reason(row, filters)` for many rows at once: each condition is tested on the rows as
-        arrays, in `reason`'s order, and a row takes the first condition it breaks."""
+        """Why each row fails `filters`, as `field=value op bound`: the conditions are tested on
+        the rows as arrays, in order (date window, categories, excluded statuses), and a row
+        takes the first one it breaks; "filtered" when it breaks none."""
         rows = np.asarray(rows, dtype=np.int64)
         out = ["filtered"] * len(rows)
         pending = np.ones(len(rows), dtype=bool)
@@ -304,24 +300,6 @@ class FilterColumns:
         return out
 
     def reason(self, row: int, filters: Filters) -> str:
-        """Why `row` fails `filters`: the first condition it breaks, as `field=value op bound`."""
-        day = int(self.day[row])
-        date_name = "/".join(DOCUMENT_DATE_FIELDS[:1])
-        if filters.time_start or filters.time_end:
-            if day == NO_DATE and not filters.keep_undated:
-                return f"{date_name}=missing, window requires a date"
-            if day != NO_DATE:
-                date = EPOCH + dt.timedelta(days=day)
-                if filters.time_start and date < filters.time_start:
-                    return f"{date_name}={date.isoformat()} < {filters.time_start.isoformat()}"
-                if filters.time_end and date > filters.time_end:
-                    return f"{date_name}={date.isoformat()} > {filters.time_end.isoformat()}"
-        for name in CATEGORICAL:
-            values = getattr(filters, name)
-            value = self._value(name, row)
-            if values and (value is None or value not in {v.lower() for v in values}):
-                return f"{name}={value or 'missing'} not in [{', '.join(values)}]"
-        status = self._value("status", row)
-        if status and status in {v.lower() for v in filters.exclude_status}:
-            return f"status={status} excluded"
-        return "filtered"
+        """Why `row` fails `filters`: the first condition it breaks, as `field=value op bound`
+        ("filtered" when it breaks none); `reasons` for one row."""
+        return self.reasons([row], filters)[0]

@@ -35,8 +35,8 @@ class RankedList(Generic[K]):
 @dataclass
 class RowList:
     """A ranked list of row numbers held as arrays (one search arm): `rows` best first, with
-    their float64 `scores`. Fusing only such lists runs on the arrays (`Fuser.fuse_top`), with
-    the very same arithmetic, order and ties as the (key, score) pairs of a RankedList."""
+    their float64 `scores`. `Fuser.fuse_rows` fuses them on the arrays, with the very same
+    arithmetic, order and ties as `fuse_top` gives the (key, score) pairs of a RankedList."""
 
     name: str
     weight: float

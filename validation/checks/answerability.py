@@ -115,9 +115,9 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
         return (f"the question asks about {', '.join(repr(s) for s in missing_sources)}; no knowledge base holds "
                 f"documents from {'it' if len(missing_sources) == 1 else 'them'}")
     cited = _cited_chunks(readings, answer, chunks)
-    unnamed = [i for i in focus.identifiers
-               if not any(names_identifier(i, f"{c.title}\n{c.text}") for c in cited)]
-    unnamed += [o for o in focus.operators if not any(names_operator(o, f"{c.title}\n{c.text}") for c in cited)]
+    texts = [f"{c.title}\n{c.text}" for c in cited]
+    unnamed = [i for i in focus.identifiers if not any(names_identifier(i, text) for text in texts)]
+    unnamed += [o for o in focus.operators if not any(names_operator(o, text) for text in texts)]
     if unnamed:
         return (f"the cited sources never name {', '.join(repr(i) for i in unnamed)}, the one thing the "
                 f"question asks about")
