@@ -2,7 +2,8 @@
 
 The repository root holds `config/` (the YAML operators edit) and `var/` (built indexes).
 `SIGHTLINE_CONFIG_DIR` and `SIGHTLINE_DATA_DIR` move them, e.g. for tests or a deployment
-that keeps indexes on another volume.
+that keeps indexes on another volume. `SIGHTLINE_MODEL_DIR` moves the cache of models derived
+from packaged ones (the int8 query model), which builds and tests share.
 """
 
 from __future__ import annotations
@@ -21,6 +22,14 @@ def config_dir() -> Path:
 def data_dir() -> Path:
     """The directory under which knowledge base builds are written."""
     return Path(os.environ.get("SIGHTLINE_DATA_DIR") or REPO_ROOT / "var")
+
+
+def model_dir() -> Path:
+    """The cache of derived models: `SIGHTLINE_MODEL_DIR`, else `$XDG_CACHE_HOME/sightline` (~/.cache)."""
+    if os.environ.get("SIGHTLINE_MODEL_DIR"):
+        return Path(os.environ["SIGHTLINE_MODEL_DIR"])
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache) / "sightline" / "models"
 
 
 def resolve(path: str | Path, base: Path = REPO_ROOT) -> Path:

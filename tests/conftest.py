@@ -89,7 +89,8 @@ def _install_guard() -> None:
         from perception import ner
 
         _wrap(embedder.MiniLMOnnxEmbedder, "_session",
-              lambda self, threads: "loads the MiniLM embedder" if threads not in self._sessions else None)
+              lambda self, role, threads:
+              "loads the MiniLM embedder" if (role, threads) not in self._sessions else None)
         for cls in (embedder.MiniLMTorchEmbedder, embedder.E5Embedder):
             _wrap(cls, "warm_up", lambda self, name=cls.key: f"loads the {name} embedder" if not self.loaded else None)
         _wrap(ner, "load_pipeline",

