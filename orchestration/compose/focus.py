@@ -61,7 +61,8 @@ _SLOT_EN: dict[str, re.Pattern] = {
     "place": re.compile(r"(?<!^)\b[A-Z][a-z]+(?:[ ,-]+[A-Z][a-z]+)*|\b(?:city|country|state|province|stadium|"
                         r"headquarter\w*|located|based in)\b"),
     "definition": re.compile(r"\b(?:is|are|was|were)\s+(?:an?|the|one)\b|\brefers?\s+to\b|\bmeans?\b|"
-                             r"\bdefined\s+as\b|\bis\s+(?:used|called|known)\b|:\s", re.I),
+                             r"\bdefined\s+as\b|\bis\s+(?:used(?!\s+(?:in\s+place|instead)\s+of\b)|called|known)\b|"
+                             r":\s", re.I),
     "procedure": re.compile(r"\b(?:first|then|next|after|before|finally|step|must|should|need to|run|use|call|"
                             r"set|add|create|install|import|open|select|click|reset|press|submit|send|contact|"
                             r"replace|remove|check|ensure|write|define|pass)\b|^\s*(?:\d+[.)]|[-*])\s", re.I),
@@ -130,6 +131,43 @@ _ASKS_FOR_CODE = re.compile(r"\b(?:config(?:ure|ured|uring|uration)?|settings?|y
                             r"disable|install|build|run))\b|配置|示例|命令|写法", re.I)
 
 
+# "How many PEPs has ...", "the number of threads ...": the phrase naming what is counted
+_COUNTED = re.compile(r"\b(?:how\s+many|number\s+of)\s+(?P<phrase>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})", re.I)
+_AUXILIARY = frozenset({"has", "have", "had", "did", "does", "do", "were", "was", "is", "are", "can", "could",
+                        "will", "would", "should", "may", "might", "must"})
+_COUNT = re.compile(rf"\d[\d,.]*|\b{_NUMBER_WORD}\b", re.I)
+_COUNTS_WHAT_WAS_NAMED = re.compile(r"\s+of\s+(?:them|these|those)\b|\s*(?:[.;:!?)]|$)", re.I)
+COUNT_WINDOW = 3  # words either side of a number that may name what it counts ("45 votes", "votes: 45")
+
+
+def counted_noun(asked: str) -> str | None:
+    """The noun a count question counts ("PEPs" in "How many PEPs has Guido written?"), if any."""
+    match = _COUNTED.search(asked)
+    if match is None:
+        return None
+    words: list[str] = []
+    for word in match.group("phrase").split():
+        if word.lower() in STOPWORDS_EN or word.lower() in _AUXILIARY or (words and word.lower().endswith("ed")):
+            break  # "How many core developers voted?": the verb ends the phrase
+        words.append(word)
+    return words[-1] if words else None
+
+
+def counts_noun(text: str, noun: str) -> bool:
+    """True when a number in `text` counts `noun`: the noun (a form of it, or a word that says the
+    same) stands within COUNT_WINDOW words of it, or the number counts what was just named ("12 of
+    them") or ends the clause ("... is 12."). "two authors of this PEP" counts no PEPs."""
+    wanted = tokenize(noun)
+    for match in _COUNT.finditer(text):
+        if _COUNTS_WHAT_WAS_NAMED.match(text, match.end()):
+            return True
+        near = set(tokenize(" ".join(text[:match.start()].split()[-COUNT_WINDOW:] +
+                                     text[match.end():].split()[:COUNT_WINDOW])))
+        if any(present(term, near) for term in wanted):
+            return True
+    return False
+
+
 def asks_for_code(query: str) -> bool:
     """True when the question asks for configuration, a command or code (a code block answers it)."""
     return bool(_ASKS_FOR_CODE.search(query))
@@ -161,6 +199,9 @@ def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", leni
         text = IDENTIFIER.sub(" ", text)  # "PEP 8", "Python 3.12" name things; they count nothing
         if language != "zh" and _COUNT_QUESTION.search(asked) and not _ASKS_SHARE.search(asked):
             text = _PERCENTAGE.sub(" ", text)  # "how many threads": "15-20% more memory" counts none
+            noun = counted_noun(asked)
+            if noun and not counts_noun(text, noun):
+                return False
     field = FIELD_LINE.match(text) if slot == "definition" else None
     if field and field.group("label").lower() not in asked.lower():
         text = text[field.end():]  # "PEP 1 – Status: Active." defines nothing; "Wheel: a format" may
@@ -300,7 +341,8 @@ class Focus:
             return True
         if _QUESTION_SENTENCE.search(text) or self._other_year(text):
             return False
-        if not (self.carries_head(tokens) or (context and self.carries_head(context)) or self._version_field(text)):
+        if not (self.carries_head(tokens) or (context and self.carries_head(context)) or self._version_field(text)
+                or self.author_field(text)):
             return False
         return fills_slot(self.slot, text, language or self.language, self.question, lenient=lenient,
                           published=published)
@@ -312,6 +354,11 @@ class Focus:
         if field is None or "version" not in field.group("label").lower():
             return False
         return self.head in ADDED and re.search(r"\bversion\b", self.question, re.I) is not None
+
+    def author_field(self, text: str) -> bool:
+        """A document's author field ("PEP 8016 – Author: Nathaniel J. Smith, Donald Stufft.")
+        answers "who wrote / proposed X" when the document is X: its authors wrote and proposed it."""
+        return self.slot == "actor" and asks_author(self.head) and is_author_field(text)
 
     def _other_year(self, text: str) -> bool:
         """The sentence states years, none of them a year the question asks about: it reports
@@ -342,6 +389,22 @@ class Focus:
         cue = _SLOT_EN["definition"].search(text)
         return cue is not None and bool(terms) and terms <= set(tokenize(text[:cue.start()]))
 
+    def opens_with_subject(self, text: str) -> bool:
+        """For "What is a wheel?": the sentence opens with the asked phrase itself, article included,
+        and goes straight on to define it ("A wheel is a ZIP-format archive ..."), the textbook form
+        of a definition; not "Wheel is a reference to ...", which speaks of the name."""
+        if self.slot != "definition" or self.language == "zh":
+            return False
+        asked = _ASKED_SUBJECT.match(self.question)
+        if asked is None:
+            return False
+        subject = _unquoted(asked.group("subject")).lower()
+        opening = _unquoted(text.lstrip()).lower()
+        if not opening.startswith(subject + " "):
+            return False
+        cue = _SLOT_EN["definition"].match(opening, len(subject) + 1)
+        return cue is not None
+
     def carries_head(self, tokens: Iterable[str]) -> bool:
         """True when `tokens` hold the slot's head word, a form of it or a word that says the same
         ("won" ~ "winner", "acquired" ~ "bought"); always True for a question without a head."""
@@ -351,6 +414,33 @@ class Focus:
         """The predicate terms absent from `tokens`, in question order."""
         have = set(tokens)
         return [t for t in self.predicate if not present(t, have)]
+
+
+# What a document's author did to it, as a question's slot head says it ("Who proposed X?")
+_AUTHOR_WORDS = ("author", "authored", "wrote", "write", "written", "writer", "propose", "proposed", "proposes",
+                 "proposer", "draft", "drafted")
+AUTHOR_HEADS = frozenset(_AUTHOR_WORDS) | frozenset(t for word in _AUTHOR_WORDS for t in tokenize(word))
+
+
+def asks_author(head: str) -> bool:
+    """True when an actor question's head word (as written, or its token) asks who wrote or
+    proposed something."""
+    return head.lower() in AUTHOR_HEADS
+
+
+def is_author_field(text: str) -> bool:
+    """True for a header field line giving a document's authors ("PEP 8016 – Author: ...")."""
+    field = FIELD_LINE.match(text)
+    return field is not None and field.group("label").lower() in ("author", "authors")
+
+
+# the phrase a "What is/are ...?" question asks to define, article included
+_ASKED_SUBJECT = re.compile(r"\s*what\s+(?:is|are)\s+(?P<subject>(?:(?:an?|the)\s+)?[^?]{1,60}?)\s*\??\s*$", re.I)
+
+
+def _unquoted(text: str) -> str:
+    """`text` without quotes and backticks ("``f``-string" and "f-string" open alike)."""
+    return re.sub(r"[\"'`“”‘’]", "", text)
 
 
 def names_operator(operator: str, text: str) -> bool:

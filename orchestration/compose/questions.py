@@ -21,11 +21,16 @@ COVERAGE_WEIGHT = 0.05  # share of the question's predicate the sentence carries
 SLOT_WEIGHT = 0.2      # the sentence states the asked-for kind of fact (and is on the predicate)
 HEAD_IN_CHUNK_ONLY = 0.5  # share of SLOT_WEIGHT when the slot's head is only elsewhere in the chunk
 DEFINES_SUBJECT_WEIGHT = 0.1  # a definition whose subject is the asked term ("A wheel is ...")
+# "Who proposed X?": the author field of X's document names its authors outright, where "This PEP
+# proposes X" names no one
+AUTHOR_FIELD_WEIGHT = 0.5
 
 
 def answer_bonus(focus: Focus, candidate: Candidate) -> float:
     """COVERAGE_WEIGHT x predicate coverage, plus SLOT_WEIGHT when it also fills the slot."""
-    coverage = focus.coverage(candidate.tokens) if focus.predicate else 0.0
+    # an author field speaks of its whole document: the title's terms count as its own
+    tokens = candidate.context_tokens if focus.author_field(candidate.text) else candidate.tokens
+    coverage = focus.coverage(tokens) if focus.predicate else 0.0
     bonus = COVERAGE_WEIGHT * coverage
     if focus.slot not in OPEN_SLOTS and (coverage > 0 or not focus.predicate) \
             and focus.answered_by(candidate.text, candidate.context_tokens, candidate.language,
@@ -33,8 +38,12 @@ def answer_bonus(focus: Focus, candidate: Candidate) -> float:
                                   context=term_set(candidate.chunk.text)):
         # the head in the sentence itself beats the head elsewhere in its chunk
         bonus += SLOT_WEIGHT if focus.carries_head(candidate.context_tokens) else SLOT_WEIGHT * HEAD_IN_CHUNK_ONLY
+        if focus.author_field(candidate.text):
+            bonus += AUTHOR_FIELD_WEIGHT
         if focus.defines_subject(candidate.text):
             bonus += DEFINES_SUBJECT_WEIGHT
+            if focus.opens_with_subject(candidate.text):  # "A wheel is a ..." for "What is a wheel?"
+                bonus += DEFINES_SUBJECT_WEIGHT
     candidate.notes["coverage"] = round(coverage, 3)
     candidate.notes["fills_slot"] = bonus >= SLOT_WEIGHT * HEAD_IN_CHUNK_ONLY
     return bonus

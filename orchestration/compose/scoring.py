@@ -20,12 +20,15 @@ from orchestration.retrieval.same_terms import EQUIVALENT
 from orchestration.retrieval.tokenize import is_code, tokenize
 from perception.types import Perception
 
-from .focus import CUE_TERMS, FIELD_LINE, present
+from .focus import CUE_TERMS, FIELD_LINE, asks_author, is_author_field, present
 from .sentences import Candidate
 
 # A sentence that itself asks or describes a question ("This policy defines who handles ...",
 # "由谁负责处理以及如何处理") restates the query rather than answering it.
-_META_EN = re.compile(r"\b(who|whom|what|how)\b", re.I)
+# A sentence that asks or reports a question rather than states: "what", "how", "who" ("to see who
+# put on the bigger show"); not "who" opening a clause after a comma, which describes someone
+# ("the PEP's designated decision maker, who is recorded in the header").
+_META_EN = re.compile(r"\b(?:what|how)\b|(?<!,\s)\b(?:who|whom)\b", re.I)
 _META_ZH = re.compile(r"谁|什么|如何|怎么|怎样")
 _SPACE = re.compile(r"\s+")
 
@@ -48,11 +51,13 @@ class QueryTerms:
         weights: term -> weight (names 2.0, domain terms 1.5, other words 1.0, cues 0.3).
         language: the query language.
         quantitative: the query asks for a number.
+        asks_author: the query asks who wrote or proposed something (`focus.asks_author`).
     """
 
     weights: dict[str, float]
     language: str = "en"
     quantitative: bool = False
+    asks_author: bool = False
 
     @classmethod
     def from_perception(cls, perception: Perception, text: str | None = None) -> QueryTerms:
@@ -80,7 +85,8 @@ class QueryTerms:
             add(tokenize(entity.text), weight)
             if entity.label not in MENTION_LABELS and entity.normalized != entity.text:
                 add(tokenize(entity.normalized), 0.5)  # "fuel efficiency" for "fuel burn"
-        return cls(weights, perception.language, perception.constraints.quantitative)
+        asks = perception.slot == "actor" and asks_author(perception.slot_head or "")
+        return cls(weights, perception.language, perception.constraints.quantitative, asks)
 
     @property
     def total(self) -> float:
@@ -141,6 +147,9 @@ def score(candidate: Candidate, terms: QueryTerms, settings: ScoreSettings,
         A non-negative score.
     """
     own = terms.matched(candidate.tokens)
+    author_field = terms.asks_author and is_author_field(candidate.text)
+    if author_field:  # the field speaks of its whole document: the title's terms are its own
+        own = terms.matched(candidate.context_tokens)
     if own <= 0:
         return 0.0
     title_only = max(terms.matched(candidate.context_tokens) - own, 0.0)
@@ -156,7 +165,7 @@ def score(candidate: Candidate, terms: QueryTerms, settings: ScoreSettings,
     meta, label, historical = _traits(candidate.text, candidate.language)
     if meta:
         value *= settings.meta_factor
-    if label is not None and not any(present(t, set(terms.weights)) for t in label):
+    if label is not None and not author_field and not any(present(t, set(terms.weights)) for t in label):
         value *= settings.meta_factor  # "PEP 544 – Author: ..." answers who wrote it, not what it is
     status = str(candidate.chunk.metadata.get("status") or "").lower()
     value *= dict(settings.status_factors).get(status, 1.0)

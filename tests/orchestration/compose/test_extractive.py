@@ -347,3 +347,51 @@ def test_a_status_line_answers_whether_a_proposal_was_adopted():
                                                     "2026-08-22")
     answer = ExtractiveComposer().run(perception, [pep602, pep2026])
     assert "PEP 2026 – Status: Rejected." in answer.text
+
+
+def test_what_is_a_x_leads_with_the_sentence_opening_with_a_x_is(composer, perceive, synthetic):
+    """PEPs: "What is a wheel?" led with "Wheel is a reference to the other Python." (the name,
+    from the top-ranked chunk) over PEP 427's "A wheel is a ZIP-format archive ...": both define
+    the term, only the second in the textbook form the question asks in."""
+    title = "PEP 427 – The Wheel Binary Package Format 1.0"
+    evidence = [synthetic("The name. Wheel is a reference to the other Python. It was chosen in 2012.",
+                          doc_id="pep-0427", position=10, title=title),
+                synthetic("A wheel is a ZIP-format archive with a specially formatted file name and the .whl "
+                          "extension.", doc_id="pep-0427", position=0, score=0.8, title=title)]
+    answer = composer.run(perceive("What is a wheel?"), evidence)
+    assert answer.claims[0].text.startswith("A wheel is a ZIP-format archive")
+
+
+def test_a_relative_who_does_not_make_a_sentence_a_question(composer, perceive, synthetic):
+    """PEPs: "What is a PEP-Delegate?" never quoted "The term "PEP-Delegate" is used ... for the
+    PEP's designated decision maker, who is recorded in ...": its "who" halved it as if it asked
+    a question, and "The term "BDFL-Delegate" is a deprecated alias for PEP-Delegate" led."""
+    evidence = [synthetic('The term "PEP-Delegate" is used under the Steering Council governance model for the '
+                          "PEP's designated decision maker, who is recorded in the \"PEP-Delegate\" field in the "
+                          'PEP\'s header. The term "BDFL-Delegate" is a deprecated alias for PEP-Delegate, a legacy '
+                          "of the time when Python was led by a BDFL.", doc_id="pep-0001", position=15,
+                          title="PEP 1 – PEP Purpose and Guidelines")]
+    answer = composer.run(perceive("What is a PEP-Delegate?"), evidence)
+    assert "designated decision maker" in answer.claims[0].text
+    # a sentence that asks is still read as one
+    from orchestration.compose.scoring import _traits
+    assert _traits("Who decides on a PEP?", "en")[0] and _traits("What is decided here depends on it.", "en")[0]
+    assert not _traits("The decision maker, who is recorded in the header.", "en")[0]
+
+
+def test_who_proposed_x_is_answered_by_the_author_field_of_xs_document(composer, perceive, synthetic):
+    """PEPs: "Who proposed the steering council governance model?" was answered "This PEP proposes
+    a model of Python governance based around a steering council." (names no one); the same
+    chunk's header line names its authors."""
+    title = "PEP 8016 – The Steering Council Model"
+    evidence = [synthetic("PEP 8016 – Author: Nathaniel J. Smith, Donald Stufft. PEP 8016 – Status: Accepted.\n"
+                          "This PEP proposes a model of Python governance based around a steering council.",
+                          doc_id="pep-8016", title=title),
+                synthetic("PEP 8013 – Author: Steve Dower.\nThis PEP proposes a new model of Python governance "
+                          "based on a Council of Auditors.", doc_id="pep-8013", score=0.7,
+                          title="PEP 8013 – The External Council Governance Model")]
+    answer = composer.run(perceive("Who proposed the steering council governance model?"), evidence)
+    assert answer.claims[0].text.startswith("PEP 8016 – Author: Nathaniel J. Smith, Donald Stufft.")
+    # the field answers who wrote a document, not what it is about
+    about = composer.run(perceive("What does the steering council model propose?"), evidence)
+    assert "Author" not in about.claims[0].text

@@ -113,6 +113,28 @@ def test_a_share_does_not_count_how_many():
     assert fills_slot("number", "In the survey, 40 percent upgraded.", asked="How many users upgraded, in percent?")
 
 
+def test_a_count_is_filled_only_by_a_number_counting_the_asked_noun():
+    """PEPs: "How many PEPs has Guido van Rossum written?" (the PEPs never say) was answered
+    from "While there are two authors of this PEP, ... made by Guido van Rossum": two authors,
+    no count of PEPs. "How many authors can a PEP have at most?" took "at least one core developer"."""
+    from orchestration.compose.focus import counted_noun, fills_slot
+
+    assert counted_noun("How many PEPs has Guido van Rossum written?") == "PEPs"
+    assert counted_noun("How many core developers voted?") == "developers"
+    assert counted_noun("What is the number of threads the build can run?") == "threads"
+    assert counted_noun("How many registered voters are there?") == "voters"
+    asked = "How many PEPs has Guido van Rossum written?"
+    assert not fills_slot("number", "While there are two authors of this PEP, the decisions are made by "
+                                    "Guido van Rossum.", asked=asked)
+    assert fills_slot("number", "Guido van Rossum has written 25 PEPs.", asked=asked)
+    assert fills_slot("number", "PEPs written by Guido: 25.", asked=asked)  # the noun before the number
+    assert not fills_slot("number", "all PEPs must have sponsorship from at least one core developer.",
+                          asked="How many authors can a PEP have at most?")
+    assert fills_slot("number", "Guido van Rossum received 45 votes.",
+                      asked="How many votes did Guido van Rossum get?")
+    assert fills_slot("number", "The council has five members.", asked="How many members does the council have?")
+
+
 def test_a_definition_question_prefers_the_sentence_defining_the_asked_term():
     """PEPs: "What is an f-string?" and "What is a PEP-Delegate?" led with sentences that define
     something else in relation to the term ("... is a deprecated alias for PEP-Delegate")."""
@@ -129,6 +151,15 @@ def test_a_definition_question_prefers_the_sentence_defining_the_asked_term():
     assert not fstring.defines_subject("You can place any valid Python expression inside an f-string expression.")
     who = Focus.of(agent.run("Who wrote PEP 8?", "2026-08-22"))
     assert not who.defines_subject("PEP 8 is a style guide.")  # not a definition question
+    # replacing a term is no definition of it ("Now, PEP-Delegate is used in place of BDFL-Delegate.")
+    assert not focus.defines_subject("Now, PEP-Delegate is used in place of BDFL-Delegate.")
+    # "What is a wheel?": the textbook form opens with the asked phrase, article included
+    wheel = Focus.of(agent.run("What is a wheel?", "2026-08-22"))
+    assert wheel.opens_with_subject("A wheel is a ZIP-format archive with a specially formatted file name.")
+    assert wheel.opens_with_subject("A ``wheel`` is a ZIP-format archive.")
+    assert not wheel.opens_with_subject("Wheel is a reference to the other Python.")
+    assert not wheel.opens_with_subject("A wheel with a data directory is equivalent to ...")
+    assert not who.opens_with_subject("PEP 8 is a style guide.")
 
 
 def test_an_operator_the_question_writes_must_be_written_by_the_source():
