@@ -188,3 +188,17 @@ def test_how_often_is_answered_by_a_recurrence_not_by_any_length_of_time():
     assert fills_slot("duration", "Feature versions are released predictably every twelve months.", asked=asked)
     assert fills_slot("duration", "Python moved to an annual release cycle.", asked=asked)
     assert fills_slot("duration", "The next seven months are spent on alphas.", asked="How long do the alphas last?")
+
+
+def test_the_words_framing_a_comparison_are_not_terms_a_sentence_must_say():
+    """PEPs: "How is PEP 634 different from PEP 636?" was refused: "no cited sentence is about
+    'from' of the question". The sides say what is compared; "different from" only frames it."""
+    from orchestration.compose.focus import Focus
+    from perception import PerceptionAgent
+
+    agent = PerceptionAgent(use_ner=False)
+    assert Focus.of(agent.run("How is PEP 634 different from PEP 636?", "2026-08-22")).predicate == {}
+    ranged = Focus.of(agent.run("How is the X100 different from the Y200 in range?", "2026-08-22")).predicate
+    assert "from" not in ranged and "rang" in ranged
+    # elsewhere "from" is the question's own word and stays ("Which airline flies from Denver?")
+    assert "from" in Focus.of(agent.run("Which airline flies from Denver to Boston?", "2026-08-22")).predicate
