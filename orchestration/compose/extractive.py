@@ -129,7 +129,10 @@ class ExtractiveComposer:
         naming = [c for c in candidates if _names_all(identifiers, operators, f"{c.chunk.title}\n{c.chunk.text}")
                   ] if identifiers or operators else []
         if naming:  # "Was PEP 3103 accepted?": quote the chunks about PEP 3103 when there are any
-            candidates = naming
+            # and of those, the document it is when it is there ("What did PEP 563 propose?" is
+            # answered by PEP 563, not by PEP 749 saying how it differs from PEP 563)
+            titled = [c for c in naming if identifiers and _names_all(identifiers, (), c.chunk.title or "")]
+            candidates = titled if titled and any(c.notes.get("prior", 0) > 0 for c in titled) else naming
         parts = sub_questions(perception)
         if len(parts) > 1:
             notes.append("sub-questions: " + " | ".join(p.ask for p in parts))

@@ -149,3 +149,22 @@ def test_a_current_article_on_the_asked_year_or_day_is_evidence_about_it(perceiv
     perception = perceive("Which team was defeated by Argentina in Sydney in 2020?")
     assert freshness.check(perception, cite(about), [about], context) == []
     assert kinds(freshness.check(perception, cite(other), [other], context)) == ["outside_window"]
+
+
+def test_a_superseded_document_the_query_names_is_not_stale(perceive, context):
+    """PEPs: "Did postponed evaluation of annotations become the default behaviour?" asks about
+    PEP 563 ("Postponed Evaluation of Annotations", superseded): each citation of it was flagged
+    `stale_status` and the retries filtered it out, the one document that answers. A question
+    naming the document by number or by its title's name asks about it, whatever its status."""
+    from dataclasses import replace
+
+    pep = replace(A320_2021, chunk_id="pep-0563#0", title="PEP 563 – Postponed Evaluation of Annotations",
+                  metadata=dict(A320_2021.metadata, status="superseded"))
+    evidence = [pep, *EVIDENCE]
+    for query in ("Did postponed evaluation of annotations become the default behaviour?",
+                  "What did PEP 563 propose?"):
+        assert freshness.check(perceive(query), cite(pep), evidence, context) == [], query
+    # another question citing it, or another PEP's number, still finds it stale
+    for query in ("How are annotations evaluated?", "What did PEP 649 propose?"):
+        assert kinds(freshness.check(perceive(query), cite(pep), evidence, context)) == ["stale_status"], query
+    assert freshness.names_document("Tell me about the A320neo performance manual 2021", A320_2021) is False

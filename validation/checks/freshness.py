@@ -7,8 +7,10 @@ draft to say it is only a draft), in order of first citation:
   a chunk without a date is not judged; nor is a current (not stale) chunk that itself speaks of
   the asked period when that period is one calendar year or one day: a 2023 article on "the
   2020 final" or on "the November 16 launch" is evidence about them, `speaks_of`);
-- its status is one of `context.stale_statuses` (draft, superseded, expired) and the query did
-  not ask for that status (`constraints.status`) -> `stale_status`;
+- its status is one of `context.stale_statuses` (draft, superseded, expired), the query did not
+  ask for that status (`constraints.status`) and does not name the document itself (`names_document`:
+  "What did PEP 563 propose?" asks about the superseded PEP 563, whose status is the point, not
+  staleness) -> `stale_status`;
 - the query has no time window and the document is older than `context.max_age_for(kb)` days
   on `context.now` -> `too_old`.
 Each issue names the chunk and the first claim citing it. Citations that do not resolve to
@@ -22,6 +24,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from core.vocab import MONTHS
+from orchestration.compose.focus import IDENTIFIER, names_identifier
 from orchestration.kb.metadata import document_date
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer
@@ -56,7 +59,7 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
         if window is not None and day is not None and not window.contains(day) \
                 and (stale or not speaks_of(chunk, window)):
             issues.append(_outside(claim_index, chunk, day, window))
-        if stale and status not in wanted:
+        if stale and status not in wanted and not (perception is not None and names_document(perception.query, chunk)):
             issues.append(Issue(CHECK, "stale_status", f"{chunk.chunk_id} ({chunk.title!r}) is {status}; "
                                 "the query did not ask for that status", claim=claim_index,
                                 chunk_id=chunk.chunk_id))
@@ -65,6 +68,24 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
             if issue is not None:
                 issues.append(issue)
     return issues
+
+
+def names_document(query: str, chunk: ScoredChunk) -> bool:
+    """True when the query names the chunk's document: every numbered name it writes ("PEP 563")
+    is in the document's title, or it writes the title's name part ("postponed evaluation of
+    annotations" for "PEP 563 – Postponed Evaluation of Annotations", three words at least)."""
+    title = chunk.title or str(chunk.metadata.get("title") or "")
+    if not title:
+        return False
+    numbered = [m.group(0) for m in IDENTIFIER.finditer(query)]
+    if numbered:
+        return all(names_identifier(n, title) for n in numbered)
+    name = _TITLE_PREFIX.sub("", title).strip().lower()
+    return len(name.split()) >= 3 and name in " ".join(query.lower().split())
+
+
+# "PEP 563 – ", "RFC 9110: ": a numbered prefix before a document's name
+_TITLE_PREFIX = re.compile(r"^[^–:-]{0,30}\d\s*[–:-]\s*")
 
 
 def _cited_chunks(answer: Answer, evidence: Sequence[ScoredChunk]) -> Iterator[tuple[int, ScoredChunk]]:

@@ -395,3 +395,17 @@ def test_who_proposed_x_is_answered_by_the_author_field_of_xs_document(composer,
     # the field answers who wrote a document, not what it is about
     about = composer.run(perceive("What does the steering council model propose?"), evidence)
     assert "Author" not in about.claims[0].text
+
+
+def test_a_numbered_document_is_answered_from_that_document_first(composer, perceive, synthetic):
+    """PEPs: "What did PEP 563 propose?" was answered from PEP 749 ("This new PEP proposes several
+    changes ..."), which mentions PEP 563: the chunks of the document the number names come first."""
+    evidence = [synthetic("PEP 749 supplements PEP 649 and replaces PEP 563. This new PEP proposes several changes "
+                          "and additions to the specification.", doc_id="pep-0749", position=2,
+                          title="PEP 749 – Implementing PEP 649"),
+                synthetic("This PEP proposes changing function annotations so that they are not evaluated at "
+                          "function definition time.", doc_id="pep-0563", position=1, score=0.6,
+                          title="PEP 563 – Postponed Evaluation of Annotations")]
+    answer = composer.run(perceive("What did PEP 563 propose?"), evidence)
+    assert [c.chunk_id for c in answer.citations] == ["pep-0563#1"]
+    assert answer.claims[0].text.startswith("This PEP proposes changing function annotations")
