@@ -120,6 +120,7 @@ class Finding:
     points: tuple[Point, Point] | None = None
     kind: str = "figure"
     notices: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+    bridge: Candidate | None = None  # a sentence relating the sides to each other, when no values compare
 
 
 class Comparator:
@@ -175,7 +176,22 @@ class Comparator:
             pick(sides[0], sides[1], ranked, measures, terms, finding)
         for side in sides:
             finding.per_side[side.name] = ranked[side.name]
+        if len(sides) >= 2 and finding.relation is None:
+            finding.bridge = self.bridge(sides, candidates, terms)
         return finding
+
+    def bridge(self, sides: Sequence[Side], candidates: Sequence[Candidate], terms: QueryTerms) -> Candidate | None:
+        """The best sentence that relates the sides to each other: it names one of them and the
+        others are named by it or by its document's title ("It replaces PEP 622, which is hereby
+        split in three parts" in PEP 634, for "How is PEP 622 different from PEP 634?"). Never
+        for publication sides (an article is one outlet's)."""
+        if any(s.source is not None for s in sides):
+            return None
+        bridging = [c for c in candidates
+                    if any(s.mentioned_in(c.text) for s in sides)
+                    and all(s.mentioned_in(c.text) or s.mentioned_in(c.chunk.title or "") for s in sides)]
+        ranked = [c for c in rank(bridging, lambda c: score(c, terms, self.settings)) if c.score > 0]
+        return ranked[0] if ranked else None
 
     # --- pairing ---------------------------------------------------------------------------
 

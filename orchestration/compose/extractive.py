@@ -186,6 +186,9 @@ class ExtractiveComposer:
         relation = self._relation_claim(finding, book, language, selection)
         if relation is not None:
             lead.append(relation)
+        elif finding.bridge is not None and selection.allows(finding.bridge):
+            selection.chosen.append(finding.bridge)  # "It replaces PEP 622": the sides' relation, stated
+            lead.append(self._fact(finding.bridge, book))
         for key, fields in finding.notices:
             kind = relation_word(language, finding.kind)
             lead.append(Claim(text=glue(language, key, kind=kind, **fields), kind="notice",

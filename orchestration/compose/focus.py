@@ -178,6 +178,23 @@ def asks_for_code(query: str) -> bool:
     return bool(_ASKS_FOR_CODE.search(query))
 
 
+# Code written inside a sentence: an operator between operands ("int | str", "x := 5", "a -> b"),
+# a subscript or a call with arguments ("Union[int, str]", "print(x, sep='')"), a dotted call.
+_CODE_OPERATION = re.compile(r"(?P<left>[\w\])]+)\s*(?:\||->|:=|==|!=|\*\*|//|<<|>>)\s*(?P<right>[\w\[(]+)")
+_CODE_ACCESS = re.compile(r"\b[A-Za-z_]\w*\[[^\]\s][^\]]*\]|\b[A-Za-z_][\w.]*\((?:[^()]*\w[^()]*)\)")
+
+
+def writes_code(text: str) -> bool:
+    """True when a sentence (or a code block) writes code, as an answer to "what is the syntax
+    for ..." must: "With this new operator, it is possible to write int | str instead of
+    Union[int, str]." does; "The new union syntax should be accepted for annotations." and
+    "typing.Union and | syntax" (an operator named between English words) do not."""
+    if _CODE_ACCESS.search(text):
+        return True
+    return any(m.group("left").lower() not in STOPWORDS_EN and m.group("right").lower() not in STOPWORDS_EN
+               for m in _CODE_OPERATION.finditer(text))
+
+
 def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", lenient: bool = False,
                published: bool = False) -> bool:
     """True when `text` states a fact of the kind `slot` asks for (always for OPEN_SLOTS).
@@ -309,6 +326,11 @@ class Focus:
                                         if (op := m.group("op") or m.group("quoted")) not in _NOT_OPERATORS))
         return cls(tuple(names), predicate, perception.slot, perception.language, identifiers, periods,
                    head_tokens[0] if head_tokens else "", text, operators)
+
+    @functools.cached_property
+    def wants_code(self) -> bool:
+        """The question asks for syntax, configuration or a command (`asks_for_code`)."""
+        return self.language != "zh" and asks_for_code(self.question)
 
     @property
     def total(self) -> float:

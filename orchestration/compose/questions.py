@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from orchestration.textcache import term_set
 
-from .focus import OPEN_SLOTS, Focus
+from .focus import OPEN_SLOTS, Focus, writes_code
 from .sentences import Candidate
 
 # a sub-question's kind (perception/questions.py) -> the slot it asks for
@@ -24,6 +24,7 @@ DEFINES_SUBJECT_WEIGHT = 0.1  # a definition whose subject is the asked term ("A
 # "Who proposed X?": the author field of X's document names its authors outright, where "This PEP
 # proposes X" names no one
 AUTHOR_FIELD_WEIGHT = 0.5
+CODE_WEIGHT = 0.2  # the question asks for syntax, configuration or a command; the sentence writes code
 
 
 def answer_bonus(focus: Focus, candidate: Candidate) -> float:
@@ -44,6 +45,8 @@ def answer_bonus(focus: Focus, candidate: Candidate) -> float:
             bonus += DEFINES_SUBJECT_WEIGHT
             if focus.opens_with_subject(candidate.text):  # "A wheel is a ..." for "What is a wheel?"
                 bonus += DEFINES_SUBJECT_WEIGHT
+    if focus.wants_code and coverage > 0 and (candidate.notes.get("code") or writes_code(candidate.text)):
+        bonus += CODE_WEIGHT  # "What is the new syntax for union types?": "write int | str"
     candidate.notes["coverage"] = round(coverage, 3)
     candidate.notes["fills_slot"] = bonus >= SLOT_WEIGHT * HEAD_IN_CHUNK_ONLY
     return bonus

@@ -409,3 +409,36 @@ def test_a_numbered_document_is_answered_from_that_document_first(composer, perc
     answer = composer.run(perceive("What did PEP 563 propose?"), evidence)
     assert [c.chunk_id for c in answer.citations] == ["pep-0563#1"]
     assert answer.claims[0].text.startswith("This PEP proposes changing function annotations")
+
+
+def test_a_comparison_without_values_leads_with_the_sentence_relating_the_sides(composer, perceive, synthetic):
+    """PEPs: "What is the difference between PEP 622 and PEP 634?" quoted a sentence about each
+    PEP and never PEP 634's "It replaces PEP 622, which is hereby split in three parts": a
+    sentence naming both sides (one through its document's title) was kept from either side."""
+    evidence = [synthetic("PEP 622 proposed syntax for pattern matching, which received detailed discussion.",
+                          doc_id="pep-0636", title="PEP 636 – Structural Pattern Matching: Tutorial"),
+                synthetic("This PEP provides the technical specification for the match statement. It replaces "
+                          "PEP 622, which is hereby split in three parts.", doc_id="pep-0634", score=0.8,
+                          title="PEP 634 – Structural Pattern Matching: Specification")]
+    answer = composer.run(perceive("What is the difference between PEP 622 and PEP 634?"), evidence)
+    assert answer.claims[0].text.startswith("It replaces PEP 622, which is hereby split in three parts.")
+    assert answer.claims[0].citations == [answer.citations[0].n] and answer.citations[0].chunk_id == "pep-0634#0"
+
+
+def test_a_question_asking_for_syntax_leads_with_a_sentence_that_writes_code(composer, perceive, synthetic):
+    """PEPs: "What is the new syntax for union types?" quoted "The new union syntax should be
+    accepted for function, variable and parameter annotations." (on topic, shows no syntax) over
+    "... it is possible to write int | str instead of Union[int, str].", the answer."""
+    from orchestration.compose.focus import writes_code
+
+    evidence = [synthetic("The new union syntax should be accepted for function, variable and parameter annotations. "
+                          "The existing typing.Union and | syntax should be equivalent.",
+                          doc_id="pep-0604", position=1),
+                synthetic("With this new operator, it is possible to write int | str instead of Union[int, str].",
+                          doc_id="pep-0604", position=0, score=0.8)]
+    answer = composer.run(perceive("What is the new syntax for union types?"), evidence)
+    assert answer.claims[0].text.startswith("With this new operator, it is possible to write int | str")
+    assert writes_code("x := 5 binds x") and writes_code('print(x, sep="")') and writes_code("List[int]")
+    # an operator named between English words, or a name in parentheses, is no code
+    assert not writes_code("The existing typing.Union and | syntax should be equivalent.")
+    assert not writes_code("The A320 (new) burns less fuel.")
