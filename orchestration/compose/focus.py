@@ -173,9 +173,31 @@ def counts_noun(text: str, noun: str) -> bool:
     return False
 
 
+# "What arguments does the print() function take?": the signature of something written as code
+_ASKS_FOR_SIGNATURE = re.compile(r"\b(?:arguments?|parameters?|signature|keywords?)\b.*\b[A-Za-z_][\w.]*\(\)|"
+                                 r"\b[A-Za-z_][\w.]*\(\).*\b(?:arguments?|parameters?|signature)\b", re.I)
+
+
+def signature_asked(query: str) -> str | None:
+    """The callable whose arguments the question asks for ("print" in "What arguments does the
+    print() function take?"), or None."""
+    match = _ASKS_FOR_SIGNATURE.search(query)
+    if match is None:
+        return None
+    return re.search(r"\b([A-Za-z_][\w.]*)\(\)", match.group(0)).group(1)  # type: ignore[union-attr]
+
+
+def opens_with_signature(name: str, text: str) -> bool:
+    """True when a sentence or code block opens by defining or calling `name` with its arguments
+    ("def print(*args, sep=' ', end='\\n', file=None)")."""
+    short = re.escape(name.rsplit(".", 1)[-1])
+    return re.match(rf"\s*(?:(?:async\s+)?def\s+|function\s+)?(?:[\w.]+\.)?{short}\(\s*[^)\s]", text) is not None
+
+
 def asks_for_code(query: str) -> bool:
-    """True when the question asks for configuration, a command or code (a code block answers it)."""
-    return bool(_ASKS_FOR_CODE.search(query))
+    """True when the question asks for configuration, a command or code (a code block answers it),
+    or for the arguments of a call it writes as code ("print()")."""
+    return bool(_ASKS_FOR_CODE.search(query) or _ASKS_FOR_SIGNATURE.search(query))
 
 
 # Code written inside a sentence: an operator between operands ("int | str", "x := 5", "a -> b"),
@@ -326,6 +348,11 @@ class Focus:
                                         if (op := m.group("op") or m.group("quoted")) not in _NOT_OPERATORS))
         return cls(tuple(names), predicate, perception.slot, perception.language, identifiers, periods,
                    head_tokens[0] if head_tokens else "", text, operators)
+
+    @functools.cached_property
+    def signature(self) -> str | None:
+        """The callable whose arguments the question asks for (`signature_asked`)."""
+        return signature_asked(self.question) if self.language != "zh" else None
 
     @functools.cached_property
     def wants_code(self) -> bool:
