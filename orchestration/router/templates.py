@@ -13,6 +13,7 @@ from typing import Any
 
 from core import configfile as schema
 from core.configfile import Where
+from orchestration.compose.focus import asks_author
 from perception.types import Entity, Perception
 
 from .conditions import join_names
@@ -93,6 +94,16 @@ def topic(perception: Perception, compared: list[Entity]) -> str:
     return " ".join(k for k in perception.keywords if k.casefold() not in names)
 
 
+def keywords(perception: Perception) -> str:
+    """The perceived keywords, space-separated, plus "author" when the question asks who wrote or
+    proposed something: documents say so in an author field ("PEP 484 – Author: Guido van Rossum,
+    ..."), which "wrote PEP 484" alone does not find by keyword."""
+    words = list(perception.keywords)
+    if perception.slot == "actor" and asks_author(perception.slot_head or "") and "author" not in words:
+        words.append("author")
+    return " ".join(words)
+
+
 def values(perception: Perception, kb: str, compared: list[Entity], entity: Entity | None = None,
            source: str | None = None) -> dict[str, str]:
     """Every placeholder's value for one task.
@@ -107,7 +118,7 @@ def values(perception: Perception, kb: str, compared: list[Entity], entity: Enti
     c = perception.constraints
     return {
         "query": perception.query,
-        "keywords": " ".join(perception.keywords),
+        "keywords": keywords(perception),
         "topic": topic(perception, compared),
         "entity": entity.text if entity else "",
         "entities": join_names([e.text for e in compared]),

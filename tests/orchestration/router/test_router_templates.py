@@ -48,3 +48,12 @@ def test_an_empty_filled_query_falls_back_to_the_query(perceive, build):
 def test_bad_templates(text, for_each, message):
     with pytest.raises(ConfigError, match=message):
         parse_template(WHERE, text, for_each)
+
+
+def test_a_question_asking_who_wrote_something_searches_for_its_author_field(perceive, build):
+    """PEPs: "Who wrote PEP 3107?" searched "wrote PEP 3107" by keyword, which never finds the
+    header line "PEP 3107 – Author: Collin Winter, Tony Lownds."; "author" joins the keywords."""
+    router = build([{"name": "r", "when": {"always": True}, "emit": [{"kb": "reports", "query": "{keywords}"}]}])
+    assert router.run(perceive("Who wrote PEP 3107?")).tasks[0].query == "wrote PEP 3107 author"
+    assert router.run(perceive("Who proposed the steering council model?")).tasks[0].query.endswith(" author")
+    assert "author" not in router.run(perceive("Who won the 2021 Wimbledon final?")).tasks[0].query
