@@ -140,7 +140,8 @@ class Comparator:
                         terms: QueryTerms) -> list[Candidate]:
         """Sentences about `side` only, ranked: naming it (or its chunk title names it) and no other side."""
         own_terms = QueryTerms({t: w for t, w in terms.weights.items()
-                                if not any(t in o.tokens for o in others)}, terms.language, terms.quantitative)
+                                if not any(t in o.tokens for o in others)}, terms.language, terms.quantitative,
+                               terms.asks_author, terms.query)
         about: list[Candidate] = []
         for c in candidates:
             if any(o.about(c) for o in others):

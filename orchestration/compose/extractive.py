@@ -275,4 +275,4 @@ def _merge(primary: QueryTerms, secondary: QueryTerms, factor: float) -> QueryTe
     weights = {t: w * factor for t, w in secondary.weights.items()}
     for term, weight in primary.weights.items():
         weights[term] = max(weight, weights.get(term, 0.0))
-    return QueryTerms(weights, primary.language, primary.quantitative)
+    return QueryTerms(weights, primary.language, primary.quantitative, primary.asks_author, primary.query)

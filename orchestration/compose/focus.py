@@ -497,6 +497,24 @@ def _unquoted(text: str) -> str:
     return re.sub(r"[\"'`“”‘’]", "", text)
 
 
+@functools.lru_cache(maxsize=8192)
+def names_title(query: str, title: str) -> bool:
+    """True when the query names the document of that title: every numbered name it writes ("PEP
+    563") is in the title, or it writes the title's name part ("postponed evaluation of
+    annotations" for "PEP 563 – Postponed Evaluation of Annotations", three words at least)."""
+    if not title:
+        return False
+    numbered = [m.group(0) for m in IDENTIFIER.finditer(query)]
+    if numbered:
+        return all(names_identifier(n, title) for n in numbered)
+    name = _TITLE_PREFIX.sub("", title).strip().lower()
+    return len(name.split()) >= 3 and name in " ".join(query.lower().split())
+
+
+# "PEP 563 – ", "RFC 9110: ": a numbered prefix before a document's name
+_TITLE_PREFIX = re.compile(r"^[^–:-]{0,30}\d\s*[–:-]\s*")
+
+
 def names_operator(operator: str, text: str) -> bool:
     """True when `text` writes the operator as one symbol: "|>" in "x |> f", not in "(==|!=|<|>)"."""
     return re.search(rf"(?<!{_OPERATOR_CHAR}){re.escape(operator)}(?!{_OPERATOR_CHAR})", text) is not None

@@ -20,7 +20,7 @@ from orchestration.retrieval.same_terms import EQUIVALENT
 from orchestration.retrieval.tokenize import is_code, tokenize
 from perception.types import Perception
 
-from .focus import CUE_TERMS, FIELD_LINE, asks_author, is_author_field, present
+from .focus import CUE_TERMS, FIELD_LINE, asks_author, is_author_field, names_title, present
 from .sentences import Candidate
 
 # A sentence that itself asks or describes a question ("This policy defines who handles ...",
@@ -58,6 +58,7 @@ class QueryTerms:
     language: str = "en"
     quantitative: bool = False
     asks_author: bool = False
+    query: str = ""  # the (sub-)question the terms were read from
 
     @classmethod
     def from_perception(cls, perception: Perception, text: str | None = None) -> QueryTerms:
@@ -86,7 +87,7 @@ class QueryTerms:
             if entity.label not in MENTION_LABELS and entity.normalized != entity.text:
                 add(tokenize(entity.normalized), 0.5)  # "fuel efficiency" for "fuel burn"
         asks = perception.slot == "actor" and asks_author(perception.slot_head or "")
-        return cls(weights, perception.language, perception.constraints.quantitative, asks)
+        return cls(weights, perception.language, perception.constraints.quantitative, asks, text)
 
     @property
     def total(self) -> float:
@@ -167,10 +168,13 @@ def score(candidate: Candidate, terms: QueryTerms, settings: ScoreSettings,
         value *= settings.meta_factor
     if label is not None and not author_field and not any(present(t, set(terms.weights)) for t in label):
         value *= settings.meta_factor  # "PEP 544 – Author: ..." answers who wrote it, not what it is
-    status = str(candidate.chunk.metadata.get("status") or "").lower()
-    value *= dict(settings.status_factors).get(status, 1.0)
-    if historical:
-        value *= settings.historical_factor
+    # a question about the document itself ("Did postponed evaluation of annotations become the
+    # default?" of PEP 563) is answered by its status and history, not warned off them
+    if not (terms.query and names_title(terms.query, candidate.chunk.title or "")):
+        status = str(candidate.chunk.metadata.get("status") or "").lower()
+        value *= dict(settings.status_factors).get(status, 1.0)
+        if historical:
+            value *= settings.historical_factor
     return value
 
 

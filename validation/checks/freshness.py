@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from core.vocab import MONTHS
-from orchestration.compose.focus import IDENTIFIER, names_identifier
+from orchestration.compose.focus import names_title
 from orchestration.kb.metadata import document_date
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer
@@ -71,21 +71,8 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
 
 
 def names_document(query: str, chunk: ScoredChunk) -> bool:
-    """True when the query names the chunk's document: every numbered name it writes ("PEP 563")
-    is in the document's title, or it writes the title's name part ("postponed evaluation of
-    annotations" for "PEP 563 – Postponed Evaluation of Annotations", three words at least)."""
-    title = chunk.title or str(chunk.metadata.get("title") or "")
-    if not title:
-        return False
-    numbered = [m.group(0) for m in IDENTIFIER.finditer(query)]
-    if numbered:
-        return all(names_identifier(n, title) for n in numbered)
-    name = _TITLE_PREFIX.sub("", title).strip().lower()
-    return len(name.split()) >= 3 and name in " ".join(query.lower().split())
-
-
-# "PEP 563 – ", "RFC 9110: ": a numbered prefix before a document's name
-_TITLE_PREFIX = re.compile(r"^[^–:-]{0,30}\d\s*[–:-]\s*")
+    """True when the query names the chunk's document (`focus.names_title`)."""
+    return names_title(query, chunk.title or str(chunk.metadata.get("title") or ""))
 
 
 def _cited_chunks(answer: Answer, evidence: Sequence[ScoredChunk]) -> Iterator[tuple[int, ScoredChunk]]:

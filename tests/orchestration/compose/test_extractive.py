@@ -462,3 +462,21 @@ def test_the_arguments_of_a_call_are_answered_by_its_signature(composer, perceiv
     assert signature_asked("What arguments were made against PEP 572?") is None  # prose arguments
     assert opens_with_signature("json.dumps", "json.dumps(obj, *, skipkeys=False)")
     assert not opens_with_signature("print", "If print() is a function, it is easier to replace.")
+
+
+def test_a_question_about_a_superseded_document_is_answered_by_its_history(composer, perceive, synthetic):
+    """PEPs: "Did postponed evaluation of annotations become the default behaviour?" ranked PEP
+    563's own "The features proposed in this PEP never became the default behaviour, and have been
+    replaced ..." at a seventh of its score: halved for the superseded status and cut to 0.3 as a
+    "replaced" (historical) figure. A question naming the document asks for exactly that."""
+    evidence = [synthetic("Since PEP 649 was written, Python 3.12 gained several features that also use deferred "
+                          "evaluation, similar to the behavior this PEP proposes for annotations.",
+                          doc_id="pep-0749", title="PEP 749 – Implementing PEP 649"),
+                synthetic("The features proposed in this PEP never became the default behaviour, and have been "
+                          "replaced with deferred evaluation of annotations.", doc_id="pep-0563", score=0.95,
+                          title="PEP 563 – Postponed Evaluation of Annotations", status="superseded")]
+    answer = composer.run(perceive("Did postponed evaluation of annotations become the default behaviour?"), evidence)
+    assert answer.claims[0].text.startswith("The features proposed in this PEP never became the default behaviour")
+    # asked about something else, the superseded document's "replaced" sentence stays behind
+    other = composer.run(perceive("How are annotations evaluated by default?"), evidence)
+    assert not other.claims[0].text.startswith("The features proposed in this PEP never became")
