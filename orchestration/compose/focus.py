@@ -141,7 +141,10 @@ _COUNTED = re.compile(r"\b(?:how\s+many|number\s+of)\s+(?P<phrase>[A-Za-z][\w-]*
 _AUXILIARY = frozenset({"has", "have", "had", "did", "does", "do", "were", "was", "is", "are", "can", "could",
                         "will", "would", "should", "may", "might", "must"})
 _COUNT = re.compile(rf"\d[\d,.]*|\b{_NUMBER_WORD}\b", re.I)
-_COUNTS_WHAT_WAS_NAMED = re.compile(r"\s+of\s+(?:them|these|those)\b|\s*(?:[.;:!?)]|$)", re.I)
+_COUNTS_WHAT_WAS_NAMED = re.compile(r"\s+of\s+(?:them|these|those)\b", re.I)
+# "... is 12." / "PEPs written by Guido: 25.": the number is what the clause states
+_STATED_COUNT = re.compile(r"(?:\b(?:is|are|was|were|totals?|totalled)|:)\s*$", re.I)
+_CLAUSE_END = re.compile(r"\s*(?:[.;!?]|$)")
 COUNT_WINDOW = 3  # words either side of a number that may name what it counts ("45 votes", "votes: 45")
 
 
@@ -161,10 +164,12 @@ def counted_noun(asked: str) -> str | None:
 def counts_noun(text: str, noun: str) -> bool:
     """True when a number in `text` counts `noun`: the noun (a form of it, or a word that says the
     same) stands within COUNT_WINDOW words of it, or the number counts what was just named ("12 of
-    them") or ends the clause ("... is 12."). "two authors of this PEP" counts no PEPs."""
+    them") or is what the clause states ("... is 12.", "written by Guido: 25."). "two authors of
+    this PEP" counts no PEPs, nor does "a special number, like 666 or 3141)" count authors."""
     wanted = tokenize(noun)
     for match in _COUNT.finditer(text):
-        if _COUNTS_WHAT_WAS_NAMED.match(text, match.end()):
+        if _COUNTS_WHAT_WAS_NAMED.match(text, match.end()) or (
+                _CLAUSE_END.match(text, match.end()) and _STATED_COUNT.search(text[:match.start()])):
             return True
         near = set(tokenize(" ".join(text[:match.start()].split()[-COUNT_WINDOW:] +
                                      text[match.end():].split()[:COUNT_WINDOW])))

@@ -133,6 +133,10 @@ def test_a_count_is_filled_only_by_a_number_counting_the_asked_noun():
     assert fills_slot("number", "Guido van Rossum received 45 votes.",
                       asked="How many votes did Guido van Rossum get?")
     assert fills_slot("number", "The council has five members.", asked="How many members does the council have?")
+    # "How many authors can a PEP have at most?" (never said) took a number that ends a parenthesis
+    assert not fills_slot("number", "Assign them a number (a special/joke number, like 666 or 3141).",
+                          asked="How many authors can a PEP have at most?")
+    assert fills_slot("number", "The number of authors a PEP may list is 3.", asked="How many authors can a PEP have?")
 
 
 def test_a_definition_question_prefers_the_sentence_defining_the_asked_term():
