@@ -4,8 +4,9 @@ Contract (as every Sightline component): a cheap constructor taking plain values
 (nothing to load), and `run(perception, evidence, excluded_claims) -> Answer`. Promises:
 
 - Same input, same output: no randomness, no clock, ties broken by evidence rank and position.
-- Every fact claim quotes one evidence sentence verbatim, followed by its `[n]` marker; `n`
-  numbers the cited chunks by first use in `Answer.text`.
+- Every fact claim quotes one evidence sentence verbatim (a table row: its cells with their
+  column names, `sentences.table_row_sentence`), followed by its `[n]` marker; `n` numbers the
+  cited chunks by first use in `Answer.text`.
 - Comparisons (action "compare" with two sides) get the best sentences per side and a relation
   claim only when two stated values with the same unit (or two dates) support it; otherwise a
   notice says why not. A side with no evidence gets a notice.

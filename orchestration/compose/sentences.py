@@ -1,7 +1,9 @@
 """Candidate answer sentences: evidence chunks split into quotable sentences.
 
 Promises: every `Candidate.text` is an exact substring of its chunk's text (a validator can
-find it verbatim); headings glued to the front of a sentence by the chunker (the document
+find it verbatim), except a table row, which reads as its cells with their column names
+("Guido van Rossum – Votes Received: 45.": each cell and name verbatim in the chunk); headings
+glued to the front of a sentence by the chunker (the document
 title, the chunk's section, or a short English heading followed by a sentence-opening word)
 are cut off, never anything else; headings and fragments on their own are dropped. The
 output order is deterministic: evidence order, then position in the chunk.
@@ -43,7 +45,7 @@ class Candidate:
     """One quotable sentence of one evidence chunk.
 
     Attributes:
-        text: the sentence, an exact substring of `chunk.text`.
+        text: the sentence, an exact substring of `chunk.text` (a table row: `table_row_sentence`).
         chunk: the evidence chunk it comes from.
         rank: the chunk's 0-based position in the evidence (best first).
         position: the sentence's 0-based position among the chunk's candidates.
@@ -140,9 +142,10 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
     Lines are split first (a heading on its own line is a fragment), then sentences; each
     sentence loses any glued heading and is kept only if it is not a fragment. Markup lines
     (`formats.markup.is_markup`: code blocks, table rows, HTML, Markdown headings, images: the
-    clean-text rule the ingest writes) are never quoted,
-    except a fenced code block when `keep_code` (the question asks for configuration or a
-    command): then the block's inner text is one candidate, marked `notes["code"]`.
+    clean-text rule the ingest writes) are never quoted as they are. A table's data rows become
+    candidates read with their header (`table_row_sentence`, marked `notes["table"]`), and a fenced
+    code block is one candidate when `keep_code` (the question asks for configuration or a
+    command), marked `notes["code"]`.
 
     Args:
         chunk: the evidence chunk.
@@ -152,22 +155,53 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
     """
     headings = sorted(set(h for h in (list(headings) or chunk_headings(chunk)) if h), key=lambda h: (-len(h), h))
     out: list[Candidate] = []
-    for text, start, language, code in _quotable(chunk.text, tuple(headings), keep_code):
+    for text, start, language, kind in _quotable(chunk.text, tuple(headings), keep_code):
         candidate = Candidate(text, chunk, rank, len(out), start, language)
-        if code:
-            candidate.notes["code"] = True
+        if kind != SENTENCE:
+            candidate.notes[kind] = True
         out.append(candidate)
     return out
 
 
+SENTENCE, CODE, TABLE = "sentence", "code", "table"  # what a candidate quotes
+_SEPARATOR_ROW = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
+_NUMERIC_CELL = re.compile(r"^[\d\s.,%$€£¥+\-–/:]+$")
+
+
+def table_cells(line: str) -> list[str]:
+    """The cells of a `| a | b |` row, stripped."""
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") else inner
+    return [cell.strip() for cell in inner.split("|")]
+
+
+def is_header_row(cells: Sequence[str]) -> bool:
+    """True for a row that can name columns: two cells at least, none empty or a bare number (a
+    chunk that starts inside a table starts with a data row: "| Guido van Rossum | 45 |")."""
+    return len(cells) >= 2 and all(c and not _NUMERIC_CELL.match(c) for c in cells)
+
+
+def table_row_sentence(header: Sequence[str], cells: Sequence[str]) -> str | None:
+    """A data row read with its header: "Guido van Rossum – Votes Received: 45." for the header
+    | Candidate | Votes Received |; None for a row that does not fit the header or says nothing."""
+    if len(cells) != len(header) or not cells[0]:
+        return None
+    pairs = [f"{name}: {value}" for name, value in zip(header[1:], cells[1:], strict=True) if value]
+    return f"{cells[0]} – {'; '.join(pairs)}." if pairs else None
+
+
 @functools.lru_cache(maxsize=2048)
-def _quotable(text: str, headings: tuple[str, ...], keep_code: bool) -> tuple[tuple[str, int, str, bool], ...]:
-    """(sentence, start, language, is a code block) of a chunk text, in order (`chunk_candidates`'s
-    reading of it; memoised: evidence recurs across tasks, retries and requests)."""
-    out: list[tuple[str, int, str, bool]] = []
+def _quotable(text: str, headings: tuple[str, ...], keep_code: bool) -> tuple[tuple[str, int, str, str], ...]:
+    """(sentence, start, language, SENTENCE / CODE / TABLE) of a chunk text, in order
+    (`chunk_candidates`'s reading of it; memoised: evidence recurs across tasks, retries and
+    requests)."""
+    out: list[tuple[str, int, str, str]] = []
     cursor = 0
     in_code = False
     block: list[str] = []
+    header: list[str] | None = None  # the current table's column names ([] once known unusable)
     for line in text.splitlines():
         if FENCE.match(line):
             in_code = not in_code
@@ -176,12 +210,25 @@ def _quotable(text: str, headings: tuple[str, ...], keep_code: bool) -> tuple[tu
                 start = text.find(code, cursor)
                 if start >= 0:
                     cursor = start + len(code)
-                    out.append((code, start, "en", True))
+                    out.append((code, start, "en", CODE))
             block = []
             continue
         if in_code:
             block.append(line)
             continue
+        if _TABLE_LINE.match(line) and not _SEPARATOR_ROW.match(line):
+            cells = table_cells(line)
+            if header is None:
+                header = cells if is_header_row(cells) else []
+                continue
+            row = table_row_sentence(header, cells) if header else None
+            start = text.find(line, cursor)
+            if row is not None and start >= 0:
+                cursor = start + len(line)
+                out.append((row, start, sentence_language(row), TABLE))
+            continue
+        if not _SEPARATOR_ROW.match(line):
+            header = None
         if is_markup(line):
             continue
         for raw in sentences_of(line):
@@ -192,7 +239,7 @@ def _quotable(text: str, headings: tuple[str, ...], keep_code: bool) -> tuple[tu
             if start < 0:  # cannot happen for a substring; kept as a guard for verbatim quoting
                 continue
             cursor = start + len(sentence)
-            out.append((sentence, start, sentence_language(sentence), False))
+            out.append((sentence, start, sentence_language(sentence), SENTENCE))
     return tuple(out)
 
 

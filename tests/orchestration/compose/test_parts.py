@@ -148,8 +148,30 @@ def test_markup_is_never_quoted_as_a_claim(synthetic):
     """Answers quoted table rows, a config block with another value and an iframe as sentences."""
     from orchestration.compose.sentences import chunk_candidates
 
-    texts = [c.text for c in chunk_candidates(synthetic(MARKUP_CHUNK), 0)]
-    assert texts == ["The default retention time is fifteen days for every local storage block.",
-                     "Blocks older than the retention time are deleted during compaction, not immediately."]
+    candidates = chunk_candidates(synthetic(MARKUP_CHUNK), 0)
+    assert [c.text for c in candidates] == [
+        "The default retention time is fifteen days for every local storage block.",
+        "--storage.tsdb.retention.time – default: 15d.",  # a table row, read with its header, never raw
+        "Blocks older than the retention time are deleted during compaction, not immediately."]
+    assert [bool(c.notes.get("table")) for c in candidates] == [False, True, False]
     assert all(MARKUP_CHUNK[c.start:c.start + len(c.text)] == c.text
-               for c in chunk_candidates(synthetic(MARKUP_CHUNK), 0))  # still verbatim quotes
+               for c in candidates if not c.notes.get("table"))  # sentences are still verbatim quotes
+    assert MARKUP_CHUNK[candidates[1].start:].startswith("| --storage.tsdb.retention.time | 15d |")
+
+
+def test_a_table_row_is_read_with_its_column_names():
+    """PEPs: "How many votes did Guido van Rossum get in the first steering council election?"
+    has its answer only in PEP 8100's table (| Guido van Rossum | 45 |), which was never quoted."""
+    from orchestration.compose.sentences import chunk_candidates, is_header_row, table_row_sentence
+
+    assert table_row_sentence(["Candidate", "Votes Received"], ["Guido van Rossum", "45"]) == \
+        "Guido van Rossum – Votes Received: 45."
+    assert table_row_sentence(["Aircraft", "Seats", "Range (km)"], ["A320neo", "", "6,500"]) == \
+        "A320neo – Range (km): 6,500."  # an empty cell says nothing
+    assert table_row_sentence(["a", "b"], ["x", "y", "z"]) is None  # does not fit the header
+    # a chunk that starts inside a table starts with a data row: no header, no rows read
+    assert not is_header_row(["Guido van Rossum", "45"]) and is_header_row(["Candidate", "Votes Received"])
+    from orchestration.retrieval.scored import ScoredChunk
+    inside = "| Brett Cannon | 44 |\n| Carol Willing | 33 |\nThe vote closed on February 4."
+    chunk = ScoredChunk(chunk_id="t#1", kb="t", text=inside, title="T", metadata={}, score=1.0, fused=1.0)
+    assert [c.text for c in chunk_candidates(chunk, 0)] == ["The vote closed on February 4."]

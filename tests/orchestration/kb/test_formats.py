@@ -101,7 +101,9 @@ def test_rst_markup_never_becomes_a_sentence_code_stays_fenced_and_flagged():
     assert "inside a directive plain docutils does not know" in doc.text    # unknown directives keep their text
     sentences = _sentences(doc)
     assert "It builds on PEP 8 and the attrs project, and uses os.path.join for paths." in sentences
-    assert not [s for s in sentences if MARKUP_LEFTOVERS.search(s) or "freeze(" in s or "retries" in s]
+    # a table row is read with its column names, never quoted raw (compose/sentences.table_row_sentence)
+    assert "retries – Default: 3." in sentences
+    assert not [s for s in sentences if MARKUP_LEFTOVERS.search(s) or "freeze(" in s or "|" in s]
     chunks = chunk_text(doc.text)
     assert any(c.has_code for c in chunks)
     coded = [c for chunk in _chunks(doc) for c in chunk_candidates(chunk, 0, keep_code=True) if c.notes.get("code")]
@@ -140,7 +142,9 @@ def test_html_navigation_scripts_and_page_chrome_are_dropped_and_the_article_kep
     assert "Read the key creation guide before you start." in _sentences(doc)  # a link is its text
     assert "```bash\nexample-cli keys create --name prod-2024" in doc.text
     assert "| Team | 20 |" in doc.text  # kept for search ...
-    assert not [s for s in _sentences(doc) if MARKUP_LEFTOVERS.search(s) or "Team" in s]  # ... never quoted
+    # ... never quoted raw: read with its column names
+    assert [s for s in _sentences(doc) if "Team" in s] == ["Team – Keys allowed: 20."]
+    assert not [s for s in _sentences(doc) if MARKUP_LEFTOVERS.search(s) or "|" in s]
 
 
 @pytest.mark.parametrize(("head", "field", "expected"), [
@@ -213,7 +217,8 @@ def test_markdown_links_tables_and_html_are_cleaned_and_code_kept_fenced():
     doc = _doc("guide.md")
     sentences = _sentences(doc)
     assert "Deploy with the deployment tool and check the health endpoint." in sentences
-    assert not [s for s in sentences if MARKUP_LEFTOVERS.search(s) or "staging" in s or "replicas" in s]
+    assert "staging – Replicas: 2." in sentences  # a table row, read with its column names
+    assert not [s for s in sentences if MARKUP_LEFTOVERS.search(s) or "replicas:" in s or "|" in s]
     assert "```yaml\nreplicas: 6\n" in doc.text and any(c.has_code for c in chunk_text(doc.text))
     assert "| production | 6 |" in doc.text and "|---|" not in doc.text
     cleaned = clean_markdown('Watch <iframe src="v"></iframe> this <b>now</b>. ![x](y.png) See <https://a.org>.')
