@@ -19,7 +19,7 @@ from functools import cached_property
 
 from core.text import HAN, has_han
 from orchestration.kb.chunking import text_size
-from orchestration.kb.formats.markup import FENCE, is_markup
+from orchestration.kb.formats.markup import FENCE, TABLE_ROW, is_markup, is_separator_row, table_cells
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.textcache import sentences_of, term_set
 
@@ -164,17 +164,7 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
 
 
 SENTENCE, CODE, TABLE = "sentence", "code", "table"  # what a candidate quotes
-_SEPARATOR_ROW = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
-_TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
 _NUMERIC_CELL = re.compile(r"^[\d\s.,%$€£¥+\-–/:]+$")
-
-
-def table_cells(line: str) -> list[str]:
-    """The cells of a `| a | b |` row, stripped."""
-    inner = line.strip()
-    inner = inner[1:] if inner.startswith("|") else inner
-    inner = inner[:-1] if inner.endswith("|") else inner
-    return [cell.strip() for cell in inner.split("|")]
 
 
 def is_header_row(cells: Sequence[str]) -> bool:
@@ -216,7 +206,7 @@ def _quotable(text: str, headings: tuple[str, ...], keep_code: bool) -> tuple[tu
         if in_code:
             block.append(line)
             continue
-        if _TABLE_LINE.match(line) and not _SEPARATOR_ROW.match(line):
+        if TABLE_ROW.match(line) and not is_separator_row(line):
             cells = table_cells(line)
             if header is None:
                 header = cells if is_header_row(cells) else []
@@ -227,7 +217,7 @@ def _quotable(text: str, headings: tuple[str, ...], keep_code: bool) -> tuple[tu
                 cursor = start + len(line)
                 out.append((row, start, sentence_language(row), TABLE))
             continue
-        if not _SEPARATOR_ROW.match(line):
+        if not is_separator_row(line):
             header = None
         if is_markup(line):
             continue

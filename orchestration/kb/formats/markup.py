@@ -140,14 +140,16 @@ def clean_inline(text: str) -> str:
     return re.sub(r"\x00(\d+)\x00", lambda m: held[int(m.group(1))], text)
 
 
-def _table_cells(line: str) -> list[str]:
+def table_cells(line: str) -> list[str]:
+    """The cells of a `| a | b |` row, stripped and cleaned of inline markup."""
     inner = line.strip()
     inner = inner[1:] if inner.startswith("|") else inner
     inner = inner[:-1] if inner.endswith("|") else inner
     return [clean_inline(c.strip()) for c in inner.split("|")]
 
 
-def _is_separator(line: str) -> bool:
+def is_separator_row(line: str) -> bool:
+    """True for a table's `|---|:---:|` separator line."""
     return bool(re.match(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$", line)) and "-" in line
 
 
@@ -191,11 +193,11 @@ def clean_markdown(body: str) -> str:
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         if not stripped or _RULE.match(line) or _REF_DEFINITION.match(line):
             flush()
-        elif "|" in stripped and (stripped.startswith("|") or _is_separator(nxt) or table):
+        elif "|" in stripped and (stripped.startswith("|") or is_separator_row(nxt) or table):
             if paragraph:
                 flush()
-            if not _is_separator(line):
-                table.append(_table_cells(line))
+            if not is_separator_row(line):
+                table.append(table_cells(line))
         elif _ATX.match(line):
             flush()
             atx = _ATX.match(line)
