@@ -140,7 +140,7 @@ _ASKS_FOR_CODE = re.compile(r"\b(?:config(?:ure|ured|uring|uration)?|settings?|y
 _COUNTED = re.compile(r"\b(?:how\s+many|number\s+of)\s+(?P<phrase>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})", re.I)
 _AUXILIARY = frozenset({"has", "have", "had", "did", "does", "do", "were", "was", "is", "are", "can", "could",
                         "will", "would", "should", "may", "might", "must"})
-_COUNT = re.compile(rf"\d[\d,.]*|\b{_NUMBER_WORD}\b", re.I)
+_COUNT = re.compile(rf"{_DIGITS.pattern}|\b{_NUMBER_WORD}\b", re.I)
 _COUNTS_WHAT_WAS_NAMED = re.compile(r"\s+of\s+(?:them|these|those)\b", re.I)
 # "... is 12." / "PEPs written by Guido: 25.": the number is what the clause states
 _STATED_COUNT = re.compile(r"(?:\b(?:is|are|was|were|totals?|totalled)|:)\s*$", re.I)
@@ -148,6 +148,7 @@ _CLAUSE_END = re.compile(r"\s*(?:[.;!?]|$)")
 COUNT_WINDOW = 3  # words either side of a number that may name what it counts ("45 votes", "votes: 45")
 
 
+@functools.lru_cache(maxsize=1024)  # read once per question, not once per candidate sentence
 def counted_noun(asked: str) -> str | None:
     """The noun a count question counts ("PEPs" in "How many PEPs has Guido written?"), if any."""
     match = _COUNTED.search(asked)
@@ -452,17 +453,22 @@ class Focus:
         """For "What is a wheel?": the sentence opens with the asked phrase itself, article included,
         and goes straight on to define it ("A wheel is a ZIP-format archive ..."), the textbook form
         of a definition; not "Wheel is a reference to ...", which speaks of the name."""
-        if self.slot != "definition" or self.language == "zh":
+        subject = self._asked_subject
+        if not subject:
             return False
-        asked = _ASKED_SUBJECT.match(self.question)
-        if asked is None:
-            return False
-        subject = _unquoted(asked.group("subject")).lower()
         opening = _unquoted(text.lstrip()).lower()
         if not opening.startswith(subject + " "):
             return False
         cue = _SLOT_EN["definition"].match(opening, len(subject) + 1)
         return cue is not None
+
+    @functools.cached_property
+    def _asked_subject(self) -> str:
+        """The phrase a "What is/are ...?" definition question asks about, unquoted, lower case ("")."""
+        if self.slot != "definition" or self.language == "zh":
+            return ""
+        asked = _ASKED_SUBJECT.match(self.question)
+        return _unquoted(asked.group("subject")).lower() if asked else ""
 
     def carries_head(self, tokens: Iterable[str]) -> bool:
         """True when `tokens` hold the slot's head word, a form of it or a word that says the same

@@ -29,8 +29,9 @@ CODE_WEIGHT = 0.2  # the question asks for syntax, configuration or a command; t
 
 def answer_bonus(focus: Focus, candidate: Candidate) -> float:
     """COVERAGE_WEIGHT x predicate coverage, plus SLOT_WEIGHT when it also fills the slot."""
+    author_field = focus.author_field(candidate.text)
     # an author field speaks of its whole document: the title's terms count as its own
-    tokens = candidate.context_tokens if focus.author_field(candidate.text) else candidate.tokens
+    tokens = candidate.context_tokens if author_field else candidate.tokens
     coverage = focus.coverage(tokens) if focus.predicate else 0.0
     bonus = COVERAGE_WEIGHT * coverage
     if focus.slot not in OPEN_SLOTS and (coverage > 0 or not focus.predicate) \
@@ -39,7 +40,7 @@ def answer_bonus(focus: Focus, candidate: Candidate) -> float:
                                   context=term_set(candidate.chunk.text)):
         # the head in the sentence itself beats the head elsewhere in its chunk
         bonus += SLOT_WEIGHT if focus.carries_head(candidate.context_tokens) else SLOT_WEIGHT * HEAD_IN_CHUNK_ONLY
-        if focus.author_field(candidate.text):
+        if author_field:
             bonus += AUTHOR_FIELD_WEIGHT
         if focus.defines_subject(candidate.text):
             bonus += DEFINES_SUBJECT_WEIGHT
