@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from orchestration import paths
 
-ADMIN_TOKEN = "test-admin-token-0123456789"
+ADMIN_TOKEN = "test-admin-token-0123456789-abcdefghijklmnop"  # 44 characters: tokens under 32 are refused
 
 
 class Live:

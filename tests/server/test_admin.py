@@ -8,7 +8,7 @@ import yaml
 
 from .conftest import INVOICE_EN, NOW
 
-TOKEN = "s3cret-token"
+TOKEN = "s3cret-token-for-the-admin-tests-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
