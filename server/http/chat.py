@@ -15,7 +15,9 @@ Chat frontends (Open WebUI, LibreChat, the `openai` clients) speak this API. The
 - OpenAI's sampling fields (temperature, top_p, max_tokens, stop, seed, user, ...) are
   type-checked and ignored (the answer is composed from evidence, not sampled); fields this
   endpoint does not know are tolerated, as clients send many. Sightline's own options
-  (kb, now, filters, top_k, max_retries, trace) go in an optional `sightline` object.
+  (kb, now, filters, top_k, max_retries, trace) go in an optional `sightline` object. The
+  `sightline` field carries the summary trace unless `trace` asks for "full" (or "none"):
+  chat clients keep the whole reply, and the full trace makes it about three times larger.
 - `stream: true` answers as server-sent events in OpenAI's chunk format, ending with
   `data: [DONE]`; the answer is complete before the first event, so every error is still an
   ordinary status code and the last chunk carries the `sightline` field.
@@ -53,6 +55,7 @@ INTEGERS = {"max_tokens": 1, "max_completion_tokens": 1, "n": 1, "seed": None, "
 BOOLEANS = ("stream", "logprobs", "parallel_tool_calls", "store")
 STRINGS = ("user",)
 SIGHTLINE_OPTIONS = ("kb", "now", "filters", "top_k", "max_retries", "trace")
+CHAT_TRACE = "summary"  # the trace level of a chat reply unless `sightline.trace` says otherwise
 MODELS_CREATED = 1751328000  # 2025-07-01: profiles have no build date; a fixed one keeps the list stable
 
 
@@ -135,7 +138,8 @@ def _check_openai_fields(body: dict) -> None:
 
 
 def _options(value: Any, query: str, limits: RequestLimits) -> AskRequest:
-    """The AskRequest of the question with Sightline's own options (the `sightline` object) applied."""
+    """The AskRequest of the question with Sightline's own options (the `sightline` object) applied;
+    the trace level is CHAT_TRACE unless the options name one."""
     if value is None:
         value = {}
     if not isinstance(value, dict):
@@ -145,7 +149,7 @@ def _options(value: Any, query: str, limits: RequestLimits) -> AskRequest:
         raise RequestError(f"unknown option(s) sightline.{', sightline.'.join(unknown)}; allowed: "
                            f"{', '.join(SIGHTLINE_OPTIONS)}", field=f"sightline.{unknown[0]}")
     try:
-        return parse_ask_request({**value, "query": query}, limits)
+        return parse_ask_request({"trace": CHAT_TRACE, **value, "query": query}, limits)
     except RequestError as exc:
         field = f"sightline.{exc.field}" if exc.field and exc.field != "query" else exc.field
         raise RequestError(exc.message.replace(f"'{exc.field}'", f"'{field}'"), field=field) from None

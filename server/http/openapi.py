@@ -15,7 +15,7 @@ from orchestration.compose.llm import FALLBACK_REASONS
 from ..loop import STAGES, TRACE_LEVELS
 from ..metrics import REQUEST_STATUSES
 from ..profiles import PROFILES
-from .chat import ROLES, SIGHTLINE_OPTIONS
+from .chat import CHAT_TRACE, ROLES, SIGHTLINE_OPTIONS
 from .schemas import FILTER_FIELDS, TEXT_CHARACTER, RequestLimits
 
 STR = {"type": "string"}
@@ -165,8 +165,13 @@ def _chat_schemas(limits: RequestLimits, rag_request: dict, rag_response: dict) 
     message = _obj({"role": {"enum": list(ROLES)}, "content": content}, required=["role"],
                    description="system, developer, assistant and tool messages are accepted and not read; the "
                    "earlier user messages resolve follow-up questions.")
-    options = _obj({k: v for k, v in rag_request["properties"].items() if k in SIGHTLINE_OPTIONS}, required=[],
-                   extra=False, description="Sightline's own options, as on POST /rag.")
+    properties = {k: v for k, v in rag_request["properties"].items() if k in SIGHTLINE_OPTIONS}
+    properties["trace"] = {**properties["trace"], "default": CHAT_TRACE,
+                           "description": "The trace in the reply's `sightline` field: summary (the default "
+                           "here) has operations as counts and no plans; full adds plans, parameters, kept and "
+                           "rejected ids (about three times larger); none has no attempts or operations."}
+    options = _obj(properties, required=[], extra=False,
+                   description="Sightline's own options, as on POST /rag (but the trace defaults to summary).")
     options["type"] = ["object", "null"]
     request = _obj({
         "model": {"enum": list(PROFILES), "description": "An answer profile (GET /v1/models)."},

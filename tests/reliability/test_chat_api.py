@@ -146,9 +146,9 @@ def test_a_follow_up_keeps_the_topic_and_the_trace_says_so(secured):
     assert extra["perception"]["query"] == "What is the fuel burn of the 737 MAX 8 in 2023?"
     assert extra["perception"]["constraints"]["time"]["start"] == "2023-01-01"
     assert extra["followup"]["from_turn"] == 1 and extra["followup"]["replaced"] == {"A320neo": "737 MAX 8"}
-    op = next(o for o in extra["operations"] if o["op"] == "perceive.followup")
+    op = next(o for o in extra["operations"] if o["op"] == "perceive.followup")  # the summary trace (default)
     assert "user turn 1" in op["reason"] and "A320neo -> 737 MAX 8" in op["reason"]
-    assert op["params"]["carried"] == {"time": "2023", "topic": ["fuel burn"]}
+    assert extra["followup"]["carried"] == {"time": "2023", "topic": ["fuel burn"]}
 
 
 def test_chat_requests_are_counted_by_endpoint(secured):
