@@ -21,6 +21,7 @@ class SightlineError(Exception):
     code = "sightline_error"
     http_status = 500
     challenge: str | None = None  # WWW-Authenticate header of a 401
+    retry_after: int | None = None  # Retry-After header (seconds) of a 429 or 503
 
     def __init__(self, message: str, field: str | None = None) -> None:
         super().__init__(message)
@@ -114,6 +115,10 @@ class UnknownModel(RequestError):
 class Unauthenticated(SightlineError):
     """A request's credentials are missing (when anonymous calls are off), malformed or unknown.
 
+    The code is the reason, so a caller can tell a key the service does not know
+    (`unknown_key`: ask for a new one) from a header it cannot read (`malformed_key`: fix the
+    client); the WWW-Authenticate challenge says the same in RFC 6750's words.
+
     Args:
         message: what is wrong and how to fix it.
         reason: one of server.callers.AUTH_FAILURE_REASONS (the auth failure metric's label).
@@ -122,10 +127,18 @@ class Unauthenticated(SightlineError):
     code = "unauthorized"
     http_status = 401
     challenge = 'Bearer realm="sightline"'
+    # reason -> RFC 6750 error attribute (a missing credential carries none)
+    BEARER_ERRORS = {"malformed_key": "invalid_request", "bad_gateway_header": "invalid_request",
+                     "unknown_key": "invalid_token"}
 
     def __init__(self, message: str, reason: str) -> None:
         super().__init__(message, field="Authorization")
         self.reason = reason
+        self.code = reason
+        bearer_error = self.BEARER_ERRORS.get(reason)
+        if bearer_error:
+            description = message.replace("\\", "").replace('"', "'")
+            self.challenge = f'Bearer realm="sightline", error="{bearer_error}", error_description="{description}"'
 
 
 class Unauthorized(SightlineError):
@@ -134,6 +147,22 @@ class Unauthorized(SightlineError):
     code = "unauthorized"
     http_status = 401
     challenge = 'Bearer realm="sightline-admin"'
+
+
+class TooManyAttempts(SightlineError):
+    """A client address failed authentication too often in a row; it must wait before trying again.
+
+    Args:
+        message: how long to wait and why.
+        retry_after: whole seconds until the next attempt counts (the Retry-After header).
+    """
+
+    code = "too_many_attempts"
+    http_status = 429
+
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        super().__init__(message, field="Authorization")
+        self.retry_after = retry_after
 
 
 class AdminDisabled(SightlineError):
@@ -154,7 +183,7 @@ class UpstreamError(SightlineError):
     Args:
         message: what happened (never the API key or the prompt).
         reason: the fallback label (`sightline_composer_fallbacks_total{reason}`): timeout,
-            connection, http_4xx, http_5xx, malformed, empty, uncited or budget.
+            connection, http_4xx, http_5xx, malformed, empty, uncited, budget or circuit_open.
     """
 
     code = "upstream_error"
@@ -173,6 +202,16 @@ class UpstreamTimeout(UpstreamError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, reason="timeout")
+
+
+class CircuitOpen(UpstreamError):
+    """The LLM circuit breaker is open (or its one probe call is in flight): the model was not called."""
+
+    code = "circuit_open"
+    http_status = 503
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, reason="circuit_open")
 
 
 # --- the service -----------------------------------------------------------------------

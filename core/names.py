@@ -11,13 +11,13 @@ import re
 
 from .errors import RequestError
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")  # always fullmatch: `$` also matches before a final "\n"
 NAME_RULE = "1-64 letters, digits, '-' or '_'"
 
 
 def is_valid_name(name: object) -> bool:
     """True when `name` is a string of 1-64 letters, digits, '-' or '_'."""
-    return isinstance(name, str) and NAME_PATTERN.match(name) is not None
+    return isinstance(name, str) and NAME_PATTERN.fullmatch(name) is not None
 
 
 def check_name(name: object, what: str, field: str | None = None,
@@ -38,7 +38,7 @@ def check_name(name: object, what: str, field: str | None = None,
     raise error(f"{what} {shown} is not valid: use {NAME_RULE}", field=field)  # type: ignore[call-arg]
 
 # an ACL group or a gateway user: a little wider than a name (e-mail-like and namespaced groups)
-GROUP_PATTERN = re.compile(r"^[A-Za-z0-9._:@-]{1,64}$")
+GROUP_PATTERN = re.compile(r"[A-Za-z0-9._:@-]{1,64}")  # fullmatch, as NAME_PATTERN
 
 
 def parse_groups(text: str, where: str) -> tuple[str, ...]:
@@ -48,7 +48,7 @@ def parse_groups(text: str, where: str) -> tuple[str, ...]:
         item = item.strip()
         if not item:
             continue
-        if not GROUP_PATTERN.match(item):
+        if not GROUP_PATTERN.fullmatch(item):
             raise ValueError(f"{where}: group {ascii(item[:80])} is not valid: use 1-64 letters, digits, "
                              "'.', '_', ':', '@' or '-'")
         if item not in groups:

@@ -27,8 +27,10 @@ from core.names import GROUP_PATTERN, parse_groups
 
 from .keys import KeyStore
 
-KEY_PATTERN = re.compile(r"^[A-Za-z0-9._~+/=-]{16,512}$")
-AUTH_FAILURE_REASONS = ("missing_key", "malformed_key", "unknown_key", "bad_gateway_header")
+KEY_PATTERN = re.compile(r"[A-Za-z0-9._~+/=-]{16,512}")  # fullmatch
+# the label of sightline_auth_failures_total: why a caller (or an admin attempt) was refused
+AUTH_FAILURE_REASONS = ("missing_key", "malformed_key", "unknown_key", "bad_gateway_header", "bad_admin_token",
+                        "admin_throttled")
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,7 @@ class CallerResolver:
     def _key_holder(self, authorization: str) -> Caller:
         scheme, _, key = authorization.strip().partition(" ")
         key = key.strip()
-        if scheme.lower() != "bearer" or not KEY_PATTERN.match(key):
+        if scheme.lower() != "bearer" or not KEY_PATTERN.fullmatch(key):
             raise Unauthenticated("the Authorization header must be 'Bearer <key>' with a key from "
                                   "`sightline keys add`", "malformed_key")
         entry = self.keys.lookup(key)
@@ -128,5 +130,5 @@ class CallerResolver:
             raise Unauthenticated(str(exc), "bad_gateway_header") from None
         user = (headers.get(self.settings.gateway_user_header) if self.settings.gateway_user_header else None) or ""
         user = user.strip()
-        name = f"gateway:{user}" if user and GROUP_PATTERN.match(user) else "gateway"
+        name = f"gateway:{user}" if user and GROUP_PATTERN.fullmatch(user) else "gateway"
         return Caller(name, "gateway", groups)

@@ -9,6 +9,8 @@ refused and logged, and the last good set of keys keeps serving.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import hmac
 import logging
@@ -16,6 +18,7 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -96,15 +99,24 @@ def parse_keys(data: Any, source: str) -> list[KeyEntry]:
     return entries
 
 
-def read_keys(path: Path) -> list[KeyEntry]:
-    """The entries of a key file (a missing file holds no keys); ConfigError when invalid."""
+def read_key_file(path: Path) -> bytes | None:
+    """The key file's bytes; None when it does not exist (no keys); ConfigError when unreadable."""
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
-        return []
+        return None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the API key file ({exc.strerror})", field=str(path)) from None
-    return parse_keys(parse_yaml(raw, str(path)), str(path))
+
+
+def parse_key_file(raw: bytes | None, source: str) -> list[KeyEntry]:
+    """The entries of a key file's bytes (None: no file, no keys); ConfigError when invalid."""
+    return [] if raw is None else parse_keys(parse_yaml(raw, source), source)
+
+
+def read_keys(path: Path) -> list[KeyEntry]:
+    """The entries of a key file (a missing file holds no keys); ConfigError when invalid."""
+    return parse_key_file(read_key_file(path), str(path))
 
 
 def write_keys(path: Path, entries: list[KeyEntry]) -> None:
@@ -121,27 +133,41 @@ def write_keys(path: Path, entries: list[KeyEntry]) -> None:
 class KeyStore:
     """One process's view of the key file, reloaded when the file changes.
 
+    Every process of a service serves one key set: the last valid content any of them read
+    from the file. A process that reads the file does so under an exclusive lock on the
+    service's snapshot (`snapshot`, in the state directory the gunicorn master made), and
+    when the content is valid and new it writes it there; every process then adopts the
+    snapshot. Reads happen in turn under the lock, so the snapshot always holds the newest
+    valid content read. The gunicorn master does the same before each fork (`refresh`), so
+    a worker started after `keys remove` and a bad edit serves the removal, never the keys
+    the master loaded at start.
+
     Args:
         path: the key file.
         interval: seconds between stat checks (0: before every lookup).
+        snapshot: the last good key file shared by a service's processes (None: this process alone).
     """
 
-    def __init__(self, path: Path, interval: float = 2.0) -> None:
+    def __init__(self, path: Path, interval: float = 2.0, snapshot: Path | None = None) -> None:
         self.path = Path(path)
         self.interval = interval
+        self.snapshot = Path(snapshot) if snapshot else None
         self.last_error: str | None = None
         self._by_hash: dict[str, KeyEntry] = {}
         self._stat: tuple | None = None
+        self._serving: str | None = None  # sha256 of the key file text serving now
         self._last_check = 0.0
         self._lock = threading.Lock()
 
     def load(self) -> None:
         """Read the file now; ConfigError when it is invalid (used at start: no last good set yet)."""
-        entries = read_keys(self.path)
-        self._by_hash = {e.sha256: e for e in entries}
-        self._stat = self._stat_now()
-        self._last_check = time.monotonic()
-        self.last_error = None
+        with self._lock, self._shared():
+            self._stat = self._stat_now()
+            raw = read_key_file(self.path)
+            self._serve(parse_key_file(raw, str(self.path)), raw)
+            self._publish(raw)
+            self._last_check = time.monotonic()
+            self.last_error = None
 
     @property
     def names(self) -> list[str]:
@@ -151,26 +177,95 @@ class KeyStore:
         return file_stat(self.path)
 
     def maybe_reload(self) -> None:
-        """Re-read the file if `interval` passed and its stat moved; refuse an invalid edit."""
+        """Re-check at most every `interval` seconds (cheap when nothing changed)."""
         if time.monotonic() - self._last_check < self.interval:
             return
-        with self._lock:
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Read the file if its stat moved (refusing an invalid edit), then serve the service's last good set."""
+        with self._lock, self._shared():
             self._last_check = time.monotonic()
             stat = self._stat_now()
-            if stat == self._stat:
-                return
-            self._stat = stat
-            try:
-                entries = read_keys(self.path)
-            except ConfigError as exc:
-                if self.last_error != exc.message:
-                    log.error("API key file refused; the last good keys keep serving",
-                              extra={"event": "keys_reload", "result": "error", "reason": exc.message})
-                self.last_error = exc.message
-                return
-            self._by_hash = {e.sha256: e for e in entries}
-            self.last_error = None
+            if stat != self._stat:
+                self._stat = stat
+                self._read_file()
+            self._adopt_snapshot()
+
+    def _read_file(self) -> None:
+        """Validate the file; a valid one is served and published, an invalid one only noted."""
+        try:
+            raw = read_key_file(self.path)
+            entries = parse_key_file(raw, str(self.path))
+        except ConfigError as exc:
+            if self.last_error != exc.message:
+                log.error("API key file refused; the last good keys keep serving",
+                          extra={"event": "keys_reload", "result": "error", "reason": exc.message})
+            self.last_error = exc.message
+            return
+        self.last_error = None
+        if self._serve(entries, raw):
             log.warning("API keys reloaded", extra={"event": "keys_reload", "result": "ok", "keys": len(entries)})
+        self._publish(raw)
+
+    def _serve(self, entries: list[KeyEntry], raw: bytes | None) -> bool:
+        """Serve these entries; True when they differ from the set serving until now."""
+        digest = hashlib.sha256(raw or b"").hexdigest()
+        changed = digest != self._serving
+        self._by_hash = {e.sha256: e for e in entries}
+        self._serving = digest
+        return changed
+
+    # --- the service's shared last good key set --------------------------------------------
+
+    @contextlib.contextmanager
+    def _shared(self) -> Iterator[None]:
+        """Hold the service-wide lock on the snapshot while the file is read and published."""
+        if self.snapshot is None:
+            yield
+            return
+        with open(self.snapshot.with_name(self.snapshot.name + ".lock"), "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _publish(self, raw: bytes | None) -> None:
+        """Make a valid content just read the service's last good key set (missing file: an empty one)."""
+        if self.snapshot is None:
+            return
+        text = (raw or b"").decode("utf-8")
+        try:
+            if self.snapshot.exists() and self.snapshot.read_text(encoding="utf-8") == text:
+                return
+            write_atomically(self.snapshot, text)
+        except OSError as exc:
+            log.error("cannot write the API key snapshot; other workers keep their keys",
+                      extra={"event": "keys_snapshot", "error": str(exc)})
+
+    def _adopt_snapshot(self) -> None:
+        """Serve the service's last good key set when it differs from this process's."""
+        if self.snapshot is None:
+            return
+        try:
+            raw = self.snapshot.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            log.error("cannot read the API key snapshot", extra={"event": "keys_snapshot", "error": str(exc)})
+            return
+        if hashlib.sha256(raw).hexdigest() == self._serving:
+            return
+        try:
+            entries = parse_key_file(raw, str(self.snapshot))
+        except ConfigError as exc:  # only valid text is ever written there; a damaged copy is not served
+            log.error("API key snapshot unreadable; keeping this process's keys",
+                      extra={"event": "keys_snapshot", "error": exc.message})
+            return
+        self._serve(entries, raw)
+        log.warning("API keys taken from the service's last good set", extra={
+            "event": "keys_reload", "result": "ok", "cause": "snapshot", "keys": len(entries)})
 
     def lookup(self, key: str) -> KeyEntry | None:
         """The entry whose hash matches `key`, or None (every entry compared in constant time)."""

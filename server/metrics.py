@@ -71,7 +71,8 @@ ROUTER_RELOADS = Counter("sightline_router_reloads", "Router config reloads per 
 ROUTER_CONFIG = Gauge("sightline_router_config", "1 for the router config version a live worker serves, "
                       "0 for versions it served before.", ["version"], multiprocess_mode="livemax")
 AUTH_FAILURES = Counter("sightline_auth_failures", "Requests refused with 401, by reason: missing_key (anonymous "
-                        "calls are off), malformed_key, unknown_key, bad_gateway_header.", ["reason"])
+                        "calls are off), malformed_key, unknown_key, bad_gateway_header, bad_admin_token; and "
+                        "admin_throttled: refused with 429 after too many failed admin attempts.", ["reason"])
 COMPOSER_FALLBACKS = Counter("sightline_composer_fallbacks", "LLM answers not used, the extractive composer "
                              "answering instead, by reason: timeout, connection, http_4xx, http_5xx, malformed, "
                              "empty, uncited, budget.", ["reason"])

@@ -25,6 +25,8 @@ from orchestration.paths import config_dir
 from orchestration.router.config import RouterConfig
 
 from . import metrics
+from .admin_token import read_admin_token
+from .auth_throttle import FailureThrottle
 from .builds import BuildWatcher
 from .callers import Caller, CallerResolver
 from .keys import KeyStore, keys_path
@@ -74,9 +76,11 @@ class Service:
         self._last_attempt = 0.0
         self._load_lock = threading.Lock()
         self._worker_pid: int | None = None
-        self.admin_token = os.environ.get("SIGHTLINE_ADMIN_TOKEN") or None
+        self.admin_token = read_admin_token()  # ConfigError (no start) when it is guessable
+        self.admin_throttle = FailureThrottle()
         self.state_dir = _state_dir()
-        self.keys = KeyStore(keys_path(), settings.router_reload_seconds)
+        self.keys = KeyStore(keys_path(), settings.router_reload_seconds,
+                             snapshot=self.state_dir / "api_keys.good.yaml")
         self.resolver = CallerResolver(settings.access, self.keys)
         self.keys_error: str | None = None
         self._load_keys()
@@ -173,8 +177,13 @@ class Service:
         """In the gunicorn master before it forks a worker: take up the service's last good config.
 
         A worker inherits the master's state, so the master adopts what the workers accepted
-        since it loaded (never the file itself: a bad file on disk must not reach a new worker).
+        since it loaded (never the file itself: a bad file on disk must not reach a new worker),
+        and the service's last good API keys (a removed key must stay removed in a new worker).
         """
+        try:
+            self.keys.refresh()
+        except Exception:  # noqa: BLE001 - the master must keep forking whatever happens here
+            log.exception("master could not refresh the API keys")
         if self.watcher is not None:
             try:
                 self.watcher.adopt_snapshot()

@@ -23,9 +23,8 @@ from orchestration.compose.llm.settings import LLMSettings, url_problem
 
 from .http.schemas import RequestLimits
 
-ADMIN_TOKEN_ENV = "SIGHTLINE_ADMIN_TOKEN"
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
-# environment variable -> settings field (the admin token is read where it is used, never stored)
+# environment variable -> settings field (the admin token is read by server/admin_token.py, never stored)
 ENV = {
     "SIGHTLINE_HOST": "host",
     "SIGHTLINE_PORT": "port",
@@ -37,6 +36,7 @@ ENV = {
     "SIGHTLINE_LOG_LEVEL": "log_level",
     "SIGHTLINE_USE_NER": "use_ner",
     "SIGHTLINE_ANONYMOUS": "anonymous",
+    "SIGHTLINE_TRUSTED_PROXY_HOPS": "trusted_proxy_hops",
 }
 # environment variable -> key of the `llm:` section (the default profile's LLM backend)
 LLM_ENV = {
@@ -88,6 +88,10 @@ class ServiceSettings:
             for a single-tenant deployment, and logged as a warning at start.
         gateway: a trusted gateway's headers ({groups_header, user_header}); None: off. Turn it
             on only when the service is reachable solely through that gateway.
+        trusted_proxy_hops: reverse proxies in front whose X-Forwarded-For is believed (0: none,
+            the socket's address is the client's). Set 1 behind the shipped nginx config, so
+            per-address limits (failed admin attempts) see clients, not the proxy; never more
+            than the proxies really there, or a client can pick its own address.
         llm: the default profile's LLM backend (`llm:` in service.yaml, SIGHTLINE_LLM_* in the
             environment); None: every profile answers extractively.
         source: the file the settings came from (None: built-in defaults).
@@ -109,6 +113,7 @@ class ServiceSettings:
     anonymous: bool = True
     unrestricted_access: bool = False
     gateway: dict | None = None
+    trusted_proxy_hops: int = 0
     llm: LLMSettings | None = None
     source: str | None = None
 
@@ -145,7 +150,7 @@ class ServiceSettings:
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 GATEWAY_KEYS = ("groups_header", "user_header")
-HEADER_NAME = re.compile(r"^[A-Za-z0-9-]{1,64}$")
+HEADER_NAME = re.compile(r"[A-Za-z0-9-]{1,64}")  # fullmatch
 
 
 def _optional(read: Callable[[Where, Any], Any]) -> Callable[[Where, Any], Any]:
@@ -169,7 +174,7 @@ def _log_level(where: Where, value: Any) -> str:
 
 
 def _header(where: Where, value: Any) -> str:
-    if not isinstance(value, str) or not HEADER_NAME.match(value):
+    if not isinstance(value, str) or not HEADER_NAME.fullmatch(value):
         raise where.fail(f"must be an HTTP header name (letters, digits, '-'), got {value!r}")
     return value
 
@@ -217,6 +222,7 @@ _READ: dict[str, tuple[Callable[[Where, Any], Any], type]] = {
     "anonymous": (check.boolean, bool),
     "unrestricted_access": (check.boolean, bool),
     "gateway": (_gateway, dict),
+    "trusted_proxy_hops": (_integer(0, 5), int),
 }
 
 

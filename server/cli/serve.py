@@ -12,9 +12,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from orchestration import paths
 
+    from ..admin_token import read_admin_token
     from ..settings import MULTIPROC_ENV, load_settings, prepare_metrics_dir
 
     settings = load_settings(host=args.host, port=args.port, workers=args.workers)
+    read_admin_token()  # a guessable admin token stops the start here, in one line, not in gunicorn
     env = dict(os.environ, SIGHTLINE_HOST=settings.host, SIGHTLINE_PORT=str(settings.port),
                SIGHTLINE_WORKERS=str(settings.worker_count), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     env.setdefault(MULTIPROC_ENV, str(settings.metrics_path))

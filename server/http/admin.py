@@ -8,7 +8,6 @@ address and the request id.
 
 from __future__ import annotations
 
-import hmac
 import logging
 
 from flask import Blueprint, current_app, jsonify, request
@@ -18,6 +17,7 @@ from core.errors import (
     ConfigError,
     ConfigRejected,
     PreconditionFailed,
+    TooManyAttempts,
     Unauthorized,
     UnsupportedMediaType,
 )
@@ -26,6 +26,7 @@ from core.yamlconfig import config_version, parse_yaml
 from orchestration.router.config import parse_router_config
 
 from .. import metrics
+from ..admin_token import token_matches
 
 log = logging.getLogger("sightline.admin")
 YAML_TYPES = ("text/yaml", "application/yaml", "application/x-yaml", "text/x-yaml", "text/plain")
@@ -40,20 +41,27 @@ def _service():
 
 @admin.before_request
 def _authorise() -> None:
-    """Admin off without a token; otherwise the bearer token must match (constant-time compare)."""
+    """Admin off without a token; a locked-out address waits (429); otherwise the token must match."""
     request.max_content_length = MAX_CONFIG_BYTES
-    token = _service().admin_token
-    if not token:
+    service = _service()
+    if not service.admin_token:
         raise AdminDisabled("admin endpoints are disabled: set SIGHTLINE_ADMIN_TOKEN in the service's "
                             "environment and restart it to enable them")
-    header = request.headers.get("Authorization", "")
-    scheme, _, given = header.partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
+    client = request.remote_addr or "unknown"
+    wait = service.admin_throttle.retry_after(client)
+    if wait:
+        metrics.record_auth_failure("admin_throttled")
+        raise TooManyAttempts(f"too many failed admin attempts from this address; try again in {wait} s",
+                              retry_after=wait)
+    if not token_matches(request.headers.get("Authorization", ""), service.admin_token):
+        lockout = service.admin_throttle.failed(client)
+        metrics.record_auth_failure("bad_admin_token")
         log.warning("admin request refused: bad or missing bearer token",
-                    extra={"event": "admin_auth", "remote": request.remote_addr, "path": request.path})
+                    extra={"event": "admin_auth", "remote": client, "path": request.path, "lockout_seconds": lockout})
         raise Unauthorized("send 'Authorization: Bearer <token>' with the token from SIGHTLINE_ADMIN_TOKEN",
                            field="Authorization")
-    _service().require_ready()
+    service.admin_throttle.succeeded(client)
+    service.require_ready()
 
 
 def _who() -> dict:

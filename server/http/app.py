@@ -36,7 +36,7 @@ from .openapi import build_openapi
 from .schemas import parse_ask_request
 
 log = logging.getLogger("sightline.http")
-REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}\Z")
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")  # fullmatch
 # endpoints that read documents: the caller is resolved (and may be refused) before they run
 CALLER_PATHS = ("/rag", "/kb")
 # endpoints that answer questions: path -> the `endpoint` label of the request metrics
@@ -74,6 +74,10 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
     json_provider.sort_keys = False
     json_provider.ensure_ascii = False
     app.config["MAX_CONTENT_LENGTH"] = settings.limits.max_body_bytes
+    if settings.trusted_proxy_hops:  # request.remote_addr is the client's, as the proxy saw it
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxy_hops)  # type: ignore[method-assign]
     service = Service(settings, loop=loop)
     app.extensions["sightline"] = service
     register_error_handlers(app)
@@ -83,7 +87,7 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
     @app.before_request
     def _start() -> None:
         given = request.headers.get("X-Request-ID", "")
-        g.request_id = given if REQUEST_ID.match(given) else uuid.uuid4().hex
+        g.request_id = given if REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
         g.token = request_id_var.set(g.request_id)
         g.started = time.perf_counter()
         service.worker_started()

@@ -2,9 +2,10 @@
 
 Under /v1/ (the OpenAI-compatible API, chat.py) the same errors take OpenAI's shape,
 `{"error": {"message", "type", "param", "code"}}`: `param` is the field, `type` follows the status
-(OPENAI_TYPES), `code` is ours except where OpenAI's clients know another (OPENAI_CODES: a 401
-is `invalid_api_key`). Statuses are the same on every path: 400 bad request, 401 bad key, 404
-unknown model, 413 too large, 503 not ready.
+(OPENAI_TYPES), `code` is ours except where OpenAI's clients know another (OPENAI_CODES: an
+unknown key is `invalid_api_key`, a malformed one `malformed_key`). Statuses are the same on
+every path: 400 bad request, 401 bad key, 404 unknown model, 413 too large, 429 too many failed
+admin attempts, 503 not ready.
 
 Sightline's errors carry their own status (core/errors.py); werkzeug's HTTP
 errors (unknown route, wrong method, body over the limit, undecodable body) get the same
@@ -14,9 +15,7 @@ to the JSON log, never to the caller.
 
 from __future__ import annotations
 
-import hmac
 import logging
-import os
 import re
 from typing import Any
 
@@ -26,6 +25,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTo
 from core.errors import SightlineError
 from orchestration import paths
 
+from ..admin_token import token_matches
 from ..logs import request_id_var
 
 log = logging.getLogger("sightline.errors")
@@ -38,22 +38,16 @@ HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "n
 
 # OpenAI's error `type` by status (their API uses invalid_request_error for every 4xx it documents)
 OPENAI_TYPES = {401: "invalid_request_error", 403: "permission_error", 429: "rate_limit_error"}
-OPENAI_CODES = {"unauthorized": "invalid_api_key"}
+OPENAI_CODES = {"unknown_key": "invalid_api_key"}
 OPENAI_PREFIX = "/v1/"
 
 ABSOLUTE_PATH = re.compile(r"(?<![\w.:/>-])/(?:[^\s'\"`,;:()\[\]]+/?)+")
 
 
 def is_admin_request() -> bool:
-    """True when the request carries the admin bearer token (constant-time compare)."""
-    token = os.environ.get("SIGHTLINE_ADMIN_TOKEN") or None
+    """True when the request carries the service's admin bearer token (constant-time compare)."""
     service = current_app.extensions.get("sightline") if current_app else None
-    token = getattr(service, "admin_token", None) or token
-    if not token:
-        return False
-    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode("utf-8", "replace"),
-                                                              token.encode())
+    return token_matches(request.headers.get("Authorization", ""), getattr(service, "admin_token", None))
 
 
 def redact_text(text: str) -> str:
@@ -113,7 +107,9 @@ def _sightline(error: SightlineError):
     level = logging.ERROR if status >= 500 else logging.INFO
     log.log(level, _safe(error.message), extra={"error_code": error.code, "field": _safe(error.field),
                                          "path": request.path, "status": status})
-    headers = {"WWW-Authenticate": error.challenge} if error.challenge else None
+    headers = {"WWW-Authenticate": error.challenge} if error.challenge else {}
+    if error.retry_after is not None:
+        headers["Retry-After"] = str(error.retry_after)
     return error_response(error.code, error.message, status, error.field, headers)
 
 

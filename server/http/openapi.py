@@ -26,7 +26,8 @@ OBJ = {"type": "object"}
 NSTR = {"type": ["string", "null"]}
 NINT = {"type": ["integer", "null"]}
 NULL = {"type": "null"}
-KB_NAME = {**STR, "pattern": NAME_PATTERN.pattern, "description": f"A knowledge base name: {NAME_RULE}."}
+# JSON Schema patterns search (ECMA-262): anchored here, where `$` is the end of the string
+KB_NAME = {**STR, "pattern": f"^{NAME_PATTERN.pattern}$", "description": f"A knowledge base name: {NAME_RULE}."}
 
 
 def _arr(items: dict) -> dict:
@@ -218,7 +219,8 @@ def _chat_paths(limits: RequestLimits, callers: list) -> dict[str, Any]:
     """The /v1 paths: chat completions (plain and streamed) and the model list."""
     request_id = {"name": "X-Request-ID", "in": "header", "required": False, "schema": STR,
                   "description": "Echoed back and used as trace_id (as on /rag)."}
-    unauthorised = _openai_error("Unknown or malformed API key (code invalid_api_key).")
+    unauthorised = _openai_error("A key the service does not know (code invalid_api_key), a header it cannot read "
+                                 "(malformed_key), or no key while anonymous calls are off (missing_key).")
     headers = {name: {"schema": STR, "required": False, "description": text} for name, text in (
         ("X-Sightline-Status", "answered, partial or insufficient."),
         ("X-Sightline-Config-Version", "The router config version that served the answer."),
@@ -264,9 +266,12 @@ def build_openapi(limits: RequestLimits = RequestLimits(), version: str = "0.1.0
     """The OpenAPI 3.1 document of the service with these request limits."""
     admin: list[dict[str, list[str]]] = [{"bearer": []}]
     callers: list[dict[str, list[str]]] = [{"apiKey": []}, {}]
-    caller_errors = {"401": _error_response("Unknown or malformed API key, or no key while anonymous calls are off "
-                                            "(service.yaml `anonymous: false`).")}
+    caller_errors = {"401": _error_response("The code says which: unknown_key (a well-formed key the service does not "
+                                            "know: revoked or mistyped), malformed_key (the Authorization header is "
+                                            "not 'Bearer <key>'), missing_key (no key while anonymous calls are off, "
+                                            "service.yaml `anonymous: false`), bad_gateway_header.")}
     admin_errors = {"401": _error_response("Missing or wrong bearer token."),
+                    "429": _error_response("Too many failed attempts from this address: wait Retry-After seconds."),
                     "404": _error_response("Admin is disabled: SIGHTLINE_ADMIN_TOKEN is not set.")}
     paths = {
         **_chat_paths(limits, callers),

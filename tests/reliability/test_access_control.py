@@ -103,8 +103,9 @@ def test_a_bad_key_is_401_with_a_json_error_and_counted(secured, authorization, 
     for path, method, body in (("/rag", "POST", {"query": "What triggers E4027?"}), ("/kb", "GET", None)):
         status, headers, error = secured.live.request(method, path, body, {"Authorization": authorization})
         assert status == 401
-        assert error["error"]["code"] == "unauthorized" and error["error"]["field"] == "Authorization"
-        assert headers["www-authenticate"].startswith("Bearer")
+        assert error["error"]["code"] == reason and error["error"]["field"] == "Authorization"
+        bearer_error = "invalid_token" if reason == "unknown_key" else "invalid_request"
+        assert headers["www-authenticate"].startswith(f'Bearer realm="sightline", error="{bearer_error}"')
     assert failures() == before + 2
 
 

@@ -12,7 +12,7 @@ from server.http.schemas import FIELDS, RequestLimits
 from .conftest import DATES, NOW
 from .schema_check import errors
 
-TOKEN = "openapi-token"
+TOKEN = "openapi-token-long-enough-to-be-accepted-0123"
 
 
 @pytest.fixture
