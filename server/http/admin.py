@@ -53,8 +53,10 @@ def _authorise() -> None:
         metrics.record_auth_failure("admin_throttled")
         raise TooManyAttempts(f"too many failed admin attempts from this address; try again in {wait} s",
                               retry_after=wait)
-    if not token_matches(request.headers.get("Authorization", ""), service.admin_token):
-        lockout = service.admin_throttle.failed(client)
+    authorization = request.headers.get("Authorization", "")
+    if not token_matches(authorization, service.admin_token):
+        # only a presented token is a guess; a request without one costs its address nothing
+        lockout = service.admin_throttle.failed(client) if authorization else 0
         metrics.record_auth_failure("bad_admin_token")
         log.warning("admin request refused: bad or missing bearer token",
                     extra={"event": "admin_auth", "remote": client, "path": request.path, "lockout_seconds": lockout})

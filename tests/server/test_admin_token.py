@@ -95,6 +95,9 @@ def test_repeated_failures_from_one_address_get_429_and_are_counted(make_app):
     def counted(reason: str) -> float:
         return metrics.AUTH_FAILURES.labels(reason)._value.get()
 
+    # a request without a token guesses nothing: it does not lock its address out
+    assert [client.get("/admin/router").status_code for _ in range(8)] == [401] * 8
+    assert client.get("/admin/router", headers={"Authorization": f"Bearer {GOOD}"}).status_code == 200
     bad_before, throttled_before = counted("bad_admin_token"), counted("admin_throttled")
     statuses = [client.get("/admin/router", headers=wrong).status_code for _ in range(6)]
     assert statuses == [401] * 6  # five free, the sixth locks the address out for 1 s
