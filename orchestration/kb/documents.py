@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from bs4.dammit import EncodingDetector
 
 from .formats import FormatError, Parsed
+from .formats.frontmatter import split_front_matter, unpublished_reason
 from .formats.headers import split_header
 from .formats.html import parse_html
 from .formats.markup import CleanText, clean_markdown
@@ -31,7 +31,6 @@ from .formats.pdf import parse_pdf
 from .formats.rst import parse_rst
 from .metadata import FieldMap, MetadataError, normalize
 
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
 _HEADING = re.compile(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", re.M)
 
 
@@ -132,28 +131,23 @@ def _read_text_file(path: Path) -> str | Skipped:
 
 
 def read_markdown(path: Path, default_id: str, fields: FieldMap | None = None) -> Loaded:
-    """One Markdown document; YAML front matter between `---` lines gives id and metadata.
+    """One Markdown document; front matter (YAML between `---`, TOML between `+++`) gives id and metadata.
+
+    A page its front matter marks unpublished (`published: false`, `draft: true`,
+    `status: draft`) is skipped, saying which field said so.
 
     `fields` says which front matter field feeds which field with a meaning (default: the aliases).
     """
     content = _read_text_file(path)
     if isinstance(content, Skipped):
         return content
-    metadata: dict[str, Any] = {}
-    match = _FRONT_MATTER.match(content)
-    if match:
-        try:
-            loaded = yaml.safe_load(match.group(1))
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f"{path}:{mark.line + 2}" if mark else str(path)
-            return Skipped(where, f"front matter is not valid YAML ({getattr(exc, 'problem', exc)})")
-        except RecursionError:
-            return Skipped(str(path), "front matter is nested too deeply to read")
-        if loaded is not None and not isinstance(loaded, dict):
-            return Skipped(f"{path}:1", "front matter must be a mapping of fields")
-        metadata = dict(loaded or {})
-        content = content[match.end():]
+    front = split_front_matter(content)
+    if front.error:
+        return Skipped(f"{path}:{front.line}" if front.line else str(path), front.error)
+    unpublished = unpublished_reason(front.fields)
+    if unpublished:
+        return Skipped(str(path), unpublished)
+    metadata, content = front.fields, front.body
     doc_id = metadata.pop("id", None) or default_id
     title = metadata.pop("title", None)
     if title is None:
@@ -205,8 +199,11 @@ def _parsed(path: Path, parse: Callable[[], Any]) -> Any:
 
 def _from_parsed(parsed: Parsed, default_id: str, path: Path, fields: FieldMap | None) -> Loaded:
     doc_id = f"{default_id}/{parsed.part}" if parsed.part else default_id
-    return _make_document(doc_id, parsed.title or _stem_title(path), parsed.text, parsed.metadata,
-                          str(path), fields)
+    loaded = _make_document(doc_id, parsed.title or _stem_title(path), parsed.text, parsed.metadata,
+                            str(path), fields)
+    if isinstance(loaded, Document):
+        loaded.warnings = parsed.warnings + loaded.warnings
+    return loaded
 
 
 def read_rst(path: Path, default_id: str, fields: FieldMap | None = None) -> Loaded:

@@ -25,9 +25,11 @@ class Parsed:
         text: the body as clean text (see `markup`).
         metadata: fields as read (normalised later by `metadata.normalize`).
         part: a suffix for the document id when one file yields several documents ("page-3").
+        warnings: what the parser could not read and left out (an include it does not follow).
     """
 
     title: str
     text: str
     metadata: dict[str, Any] = field(default_factory=dict)
     part: str = ""
+    warnings: list[str] = field(default_factory=list)

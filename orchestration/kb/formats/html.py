@@ -18,8 +18,8 @@ from typing import Any
 
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
-from . import Parsed
-from .markup import CleanText, one_line
+from . import FormatError, Parsed
+from .markup import TEMPLATE_TAG, CleanText, one_line
 
 # Elements whose content is never the document's text.
 DROPPED_TAGS = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "canvas",
@@ -165,9 +165,31 @@ class _Writer:
                 self.walk(child)
 
 
+def template_tag(soup: BeautifulSoup) -> str | None:
+    """The first Liquid/Jinja tag in the page's text outside code (None: not a template).
+
+    Template syntax inside `<pre>`/`<code>` is a page documenting templates, not a template.
+    """
+    for text in soup.find_all(string=TEMPLATE_TAG):
+        if not any(parent.name in ("pre", "code", "script", "style") for parent in text.parents):
+            match = TEMPLATE_TAG.search(str(text))
+            if match:
+                return match.group(0)
+    for element in soup.find_all(True):  # {{ }} in an attribute: href="{{ site.url }}"
+        for value in element.attrs.values():
+            match = TEMPLATE_TAG.search(value if isinstance(value, str) else " ".join(value))
+            if match:
+                return match.group(0)
+    return None
+
+
 def parse_html(content: str) -> Parsed:
     """An HTML page's title, clean text and metadata (see the module docstring)."""
     soup = BeautifulSoup(content, "html.parser")
+    tag = template_tag(soup)
+    if tag:
+        raise FormatError(f"a page template, not a page (it holds the template tag {tag[:60]!r}); ingest the "
+                          "built site's pages instead")
     body = soup.body or soup
     main = body.find("main") or body.find("article") or body
     assert isinstance(main, Tag)

@@ -112,6 +112,8 @@ _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 _DROPPED_HTML = re.compile(r"<(script|style|iframe|noscript|template|svg|object)\b.*?</\1\s*>", re.I | re.S)
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _ANY_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>")
+# Liquid / Jinja / Hugo template tags: `{% include x.html %}`, `{{ page.title }}`, `{# note #}`
+TEMPLATE_TAG = re.compile(r"\{%-?.*?-?%\}|\{\{-?.*?-?\}\}|\{#.*?#\}", re.S)
 _LINK = re.compile(r"(?<!!)\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+(?:\"[^\"]*\"|'[^']*'))?\)")
 _REF_LINK = re.compile(r"(?<!!)\[([^\]]+)\]\[[^\]]*\]")
 _AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^>\s]+)>")
@@ -121,8 +123,9 @@ _EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?![\w*])|(?<![\w_])
 
 
 def clean_inline(text: str) -> str:
-    """Markdown inline markup to text: images and HTML tags go, a link is its text, emphasis and
-    code marks go (the code's own text is kept as written)."""
+    """Markdown inline markup to text: images, HTML tags and template tags (`{% include %}`,
+    `{{ var }}`) go, a link is its text, emphasis and code marks go (the code's own text is
+    kept as written, template syntax in it too)."""
     held: list[str] = []
 
     def hold(match: re.Match[str]) -> str:
@@ -130,6 +133,7 @@ def clean_inline(text: str) -> str:
         return f"\x00{len(held) - 1}\x00"
 
     text = _INLINE_CODE.sub(hold, text)
+    text = TEMPLATE_TAG.sub("", text)
     text = IMAGE.sub("", text)
     text = _LINK.sub(r"\1", text)
     text = _REF_LINK.sub(r"\1", text)

@@ -38,6 +38,9 @@ _SETTINGS = {
 _ROLE_NAME = re.compile(r"(?<![\w`]):((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*):`")
 _DIRECTIVE_NAME = re.compile(r"^\s*\.\.\s+((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*)::", re.M)
 _TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
+# `.. include:: ../shared/intro.rst` (and Sphinx's literalinclude): never followed (file insertion is off)
+_INCLUDE = re.compile(r"^[ \t]*\.\.[ \t]+(?:literal)?include::[ \t]*(\S.*?)[ \t]*$", re.M)
+MIN_WORDS_BESIDE_INCLUDES = 5  # fewer, and the file is its includes: skipped, saying which
 _PEP_TARGET = re.compile(r"^(\d+)(?:#.*)?$")
 _MARK = "\x01"
 _MARKED = re.compile(r"\s*\x01")
@@ -267,4 +270,9 @@ def parse_rst(content: str, is_rst: bool = True) -> Parsed:
         for line in header_text(fields):
             out.paragraph(line)
         text = f"{out.text()}\n\n{text}" if out.text() else text
-    return Parsed(title or first, text, meta)
+    includes = _INCLUDE.findall(body) if is_rst or "pep" in keys else []
+    if includes and len(text.split()) < MIN_WORDS_BESIDE_INCLUDES:
+        raise FormatError(f"it only includes {', '.join(includes[:3])}, which is not read (includes are never "
+                          "followed, so nothing outside the ingested folder is read): ingest that file itself")
+    warnings = [f"include of {target} not followed (ingest that file itself)" for target in includes]
+    return Parsed(title or first, text, meta, warnings=warnings)
