@@ -66,6 +66,22 @@ class UnknownKnowledgeBase(KnowledgeBaseError):
     http_status = 404
 
 
+class NoUsableDocuments(KnowledgeBaseError):
+    """An ingest read no document it could use; `report` says what it read and every input it skipped, and why.
+
+    Args:
+        message: the counts and the first reasons, for a person.
+        report: the ingest's report as JSON (`IngestReport.to_dict()`: `skipped` lists every input).
+    """
+
+    code = "no_usable_documents"
+    http_status = 422
+
+    def __init__(self, message: str, report: dict) -> None:
+        super().__init__(message, field="paths")
+        self.report = report
+
+
 class IndexUnavailable(KnowledgeBaseError):
     """A knowledge base's index directory is missing, incomplete or corrupted."""
 

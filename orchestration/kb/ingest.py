@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from core.errors import KnowledgeBaseError
+from core.errors import KnowledgeBaseError, NoUsableDocuments
 from perception import extract_entities
 from perception.language import detect_language
 
@@ -127,7 +127,8 @@ class IngestReport:
             rate = (f", {self.embedded / self.embed_seconds:.1f} chunks/s"
                     if self.embedded and self.embed_seconds > 0 else "")
             lines.append(f"embedder {self.embedder} ({self.embedder_reason}){rate}")
-        lines.append(f"skipped {len(self.skipped)} input(s)" + (":" if self.skipped else ""))
+        lines.append(f"read {self.documents} document(s), skipped {len(self.skipped)} input(s)"
+                     + (":" if self.skipped else ""))
         lines += [f"  - {s}" for s in self.skipped]
         if self.field_counts:
             lines.append(self._fields_line())
@@ -138,6 +139,15 @@ class IngestReport:
             lines.append(f"{len(self.notes)} note(s):")
             lines += self._note_lines()
         return "\n".join(lines)
+
+
+def _nothing_usable(report: IngestReport) -> str:
+    """The message of an ingest that read no usable document: counts, then the first reasons."""
+    shown = report.skipped[:NOTE_EXAMPLES]
+    reasons = "; ".join(str(s) for s in shown) or "no input files"
+    more = len(report.skipped) - len(shown)
+    return (f"knowledge base '{report.kb}': no usable documents: {report.documents} read, {len(report.skipped)} "
+            f"skipped ({reasons}{f'; and {more} more, each in the report' if more else ''})")
 
 
 def _undated_warning(kb: str, documents: list[Document]) -> Notice | None:
@@ -313,7 +323,8 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
         The report; `unchanged` is True when nothing needed building.
 
     Raises:
-        KnowledgeBaseError: no usable document at all (the report's reasons are in the message).
+        NoUsableDocuments: no usable document at all; the message has the counts and the first
+            reasons, the exception's `report` every input skipped and why.
     """
     started = time.perf_counter()
     stage = on_stage or (lambda _name: None)
@@ -321,9 +332,7 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
     documents = _load_documents(paths if paths is not None else settings.paths, report, FieldMap(settings.fields))
     report.documents = len(documents)
     if not documents:
-        reasons = "; ".join(str(s) for s in report.skipped[:5]) or "no input files"
-        raise KnowledgeBaseError(f"knowledge base '{settings.name}': no usable documents ({reasons})",
-                                 field="paths")
+        raise NoUsableDocuments(_nothing_usable(report), report.to_dict())
     _read_metadata_report(documents, report)
     embedder, report.embedder_reason = choose_embedder(settings, documents, embedder)
     report.embedder = embedder.name

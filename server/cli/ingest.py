@@ -1,4 +1,10 @@
-"""`sightline ingest`: build or update knowledge bases; a new name is added to knowledge_bases.yaml."""
+"""`sightline ingest`: build or update knowledge bases; a new name is added to knowledge_bases.yaml.
+
+Every input left out is named with its reason, a failed ingest too. With `--json`, stdout is
+always one JSON document: the list of reports, or `{"error": {...}, "reports": [...]}` (the
+reports of the knowledge bases built before the failure, then the failed one's when it has
+one) with exit status 1.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +13,29 @@ import json
 import sys
 from pathlib import Path
 
-from core.errors import SightlineError
+from core.errors import NoUsableDocuments, SightlineError
 from core.names import check_name
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    """Run the ingest; a SightlineError leaves as it came, after its JSON (--json) or its skipped inputs."""
+    reports: list[dict] = []
+    try:
+        return _ingest(args, reports)
+    except SightlineError as exc:
+        failed = exc.report if isinstance(exc, NoUsableDocuments) else None
+        if args.json:
+            print(json.dumps({"error": exc.to_dict(), "reports": reports + ([failed] if failed else [])},
+                             indent=2, ensure_ascii=False))
+        elif failed:
+            print(f"skipped {len(failed['skipped'])} input(s):", file=sys.stderr)
+            for skipped in failed["skipped"]:
+                print(f"  - {skipped['origin']}: {skipped['reason']}", file=sys.stderr)
+        raise
+
+
+def _ingest(args: argparse.Namespace, done: list[dict]) -> int:
+    """Build each knowledge base asked for; `done` gets each report as JSON once it is built."""
     from orchestration.kb.config import KBSettings, load_kb_config
     from orchestration.kb.ingest import ingest
     from orchestration.kb.register import NewEntry, plan_new_entry
@@ -44,11 +68,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                                        command=f"sightline ingest {' '.join(args.paths)} --kb {args.kb}")
             settings = new_entry.settings
         jobs = [(settings, given)]
-    reports = []
     for settings, job_paths in jobs:
         report = ingest(settings, config.kb_dir(settings.name), embedder, paths=job_paths,
                         rebuild=args.rebuild, progress=not args.quiet and not args.json)
-        reports.append(report)
+        done.append(report.to_dict())
         if new_entry is not None:
             new_entry.write()
             print(f"added knowledge base '{settings.name}' to {new_entry.config_path} (this file's defaults, "
@@ -56,5 +79,5 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if not args.json:
             print(report.summary())
     if args.json:
-        print(json.dumps([r.to_dict() for r in reports], indent=2, ensure_ascii=False))
+        print(json.dumps(done, indent=2, ensure_ascii=False))
     return 0
