@@ -30,7 +30,8 @@ from prometheus_client import (
 )
 
 from core.vocab import ARM_TYPES
-from orchestration.compose.llm import FALLBACK_REASONS
+from orchestration.compose.llm import FALLBACK_REASONS, NOT_SENT
+from orchestration.compose.llm.breaker import STATES, CircuitBreaker
 from orchestration.trace import Operation
 from validation.types import Verdict
 
@@ -75,11 +76,16 @@ AUTH_FAILURES = Counter("sightline_auth_failures", "Requests refused with 401, b
                         "admin_throttled: refused with 429 after too many failed admin attempts.", ["reason"])
 COMPOSER_FALLBACKS = Counter("sightline_composer_fallbacks", "LLM answers not used, the extractive composer "
                              "answering instead, by reason: timeout, connection, http_4xx, http_5xx, malformed, "
-                             "empty, uncited, budget.", ["reason"])
+                             "empty, uncited, budget, circuit_open.", ["reason"])
 LLM_SECONDS = Histogram("sightline_llm_seconds", "Wall time of one LLM call (connect to last byte), by outcome: "
                         "ok (a reply was read) or failed.", ["outcome"], buckets=LLM_BUCKETS)
 LLM_TOKENS = Counter("sightline_llm_tokens", "Tokens of LLM calls as the server's usage reports them, by kind: "
                      "prompt, completion.", ["kind"])
+LLM_CIRCUIT_STATE = Gauge("sightline_llm_circuit_state", "The LLM circuit breaker of each worker: 0 closed "
+                          "(the model is called), 1 half open (one probe call), 2 open (answers are extractive "
+                          "without calling the model); the largest among live workers.", multiprocess_mode="livemax")
+LLM_CIRCUIT_OPENS = Counter("sightline_llm_circuit_opens", "Times a worker's LLM circuit breaker opened (after "
+                            "consecutive failed calls, or a failed probe).")
 KB_CHUNKS = Gauge("sightline_kb_chunks", "Chunks in each served knowledge base.", ["kb"],
                   multiprocess_mode="livemax")
 
@@ -172,7 +178,7 @@ def record_answer(status: str, timing: dict[str, float], operations: Sequence[Op
 def record_llm_call(op: Operation) -> None:
     """One LLM call: its time (unless no call was made), its tokens, the fallback it caused."""
     fallback = op.params.get("fallback")
-    if fallback != "budget":  # no request was sent: nothing was timed
+    if fallback not in NOT_SENT:  # no request was sent (budget spent, circuit open): nothing was timed
         LLM_SECONDS.labels("failed" if fallback else "ok").observe(op.ms / 1000)
     for kind in TOKEN_KINDS:
         tokens = op.params.get(f"{kind}_tokens")
@@ -180,6 +186,17 @@ def record_llm_call(op: Operation) -> None:
             LLM_TOKENS.labels(kind).inc(tokens)
     if fallback:
         COMPOSER_FALLBACKS.labels(str(fallback)).inc()
+
+
+def watch_llm_circuit(breaker: CircuitBreaker) -> None:
+    """Per worker at start: keep the circuit gauge and the opens counter in step with `breaker`."""
+    def changed(state: str, opened: bool) -> None:
+        LLM_CIRCUIT_STATE.set(STATES.index(state))
+        if opened:
+            LLM_CIRCUIT_OPENS.inc()
+
+    breaker.listener = changed
+    LLM_CIRCUIT_STATE.set(STATES.index(breaker.state))
 
 
 def exposition() -> tuple[bytes, str]:

@@ -204,6 +204,9 @@ class Service:
         kbs = self.loop.retriever.knowledge_bases
         metrics.initialise({name: kb.describe().get("chunks") for name, kb in kbs.items()},
                            self.watcher.current.version, kbs)
+        breaker = self.llm_breaker()
+        if breaker is not None:
+            metrics.watch_llm_circuit(breaker)
         for check in self._checks():  # a late fork must not serve stale state
             try:
                 check()
@@ -264,7 +267,8 @@ class Service:
         checks = {"knowledge_bases": kbs, "embedder": embedder,
                   "router": {"version": self.watcher.current.version, "file_error": self.watcher.last_error},
                   "builds": builds,
-                  "api_keys": {"keys": len(self.keys.names), "file_error": self.keys.last_error}}
+                  "api_keys": {"keys": len(self.keys.names), "file_error": self.keys.last_error},
+                  "llm": self._llm_check()}
         missing = [f"knowledge base '{n}' is not loaded" for n, ok in kbs.items() if not ok]
         if not embedder:
             missing.append("the embedding model is not loaded")
@@ -274,6 +278,16 @@ class Service:
             self.keys_error = None
         reason = "; ".join(missing) or None
         return reason is None, {"ready": reason is None, "reason": reason, "checks": checks}
+
+    def llm_breaker(self) -> Any:
+        """This worker's LLM circuit breaker (orchestration/compose/llm/breaker.py), None without an LLM."""
+        composers = self.loop.composers.values() if self.loop is not None else ()
+        return next((c.breaker for c in composers if getattr(c, "breaker", None) is not None), None)
+
+    def _llm_check(self) -> dict[str, Any] | None:
+        """checks.llm of /readyz: this worker's circuit (an open circuit still answers, extractively)."""
+        breaker = self.llm_breaker()
+        return None if breaker is None else dict(breaker.describe(), worker=os.getpid())
 
     def router_state(self) -> dict[str, Any]:
         """What GET /admin/router shows: the active config of this worker."""

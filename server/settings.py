@@ -45,9 +45,12 @@ LLM_ENV = {
     "SIGHTLINE_LLM_TIMEOUT": "timeout",
     "SIGHTLINE_LLM_BUDGET": "budget_seconds",
     "SIGHTLINE_LLM_MAX_TOKENS": "max_tokens",
+    "SIGHTLINE_LLM_CIRCUIT_FAILURES": "circuit_failures",
+    "SIGHTLINE_LLM_CIRCUIT_COOLDOWN": "circuit_cooldown_seconds",
 }
 LLM_API_KEY_ENV = "SIGHTLINE_LLM_API_KEY"  # the key is read from the environment only, never a file
-LLM_KEYS = ("base_url", "model", "timeout", "budget_seconds", "max_tokens", "temperature")
+LLM_KEYS = ("base_url", "model", "timeout", "budget_seconds", "max_tokens", "temperature", "circuit_failures",
+            "circuit_cooldown_seconds")
 LLM_MARGIN_SECONDS = 5  # the LLM budget ends this long before gunicorn's worker timeout at the latest
 _LIMIT_KEYS = tuple(f.name for f in fields(RequestLimits))
 MAX_DEFAULT_WORKERS = 4
@@ -236,6 +239,9 @@ _LLM_READ: dict[str, tuple[Callable[[Where, Any], Any], type]] = {
                                                          finite=True), float),
     "max_tokens": (_integer(16, 1_000_000), int),
     "temperature": (lambda where, value: check.number(where, value, minimum=0, maximum=2), float),
+    "circuit_failures": (_integer(1, 1000), int),
+    "circuit_cooldown_seconds": (lambda where, value: check.number(where, value, minimum=0, maximum=86400,
+                                                                   exclusive_minimum=True, finite=True), float),
 }
 
 

@@ -14,6 +14,9 @@ Contract (as every Sightline component): a cheap constructor of plain values (LL
   and a note says what happened. The session remembers a failure: later attempts of the same
   request go straight to the extractive composer, so one slow model costs one timeout.
 - Every call is recorded in `Answer.llm_calls` (time, tokens from `usage`, outcome).
+- A circuit breaker (breaker.py, one per composer: per worker) counts consecutive failed calls;
+  once open, `run()` answers extractively at once (fallback `circuit_open`) until one probe
+  call after the cool-down succeeds.
 - Never raises for the model's misbehaviour.
 """
 
@@ -30,13 +33,16 @@ from perception.types import Perception
 
 from ..comparison import comparison_sides
 from ..extractive import ExtractiveComposer
+from .breaker import CIRCUIT_OPEN, CircuitBreaker
 from .client import ChatClient, ChatReply
 from .prompt import build_messages
 from .reply import parse_reply
 from .settings import LLMSettings
 
 log = logging.getLogger("sightline.compose.llm")
-FALLBACK_REASONS = ("timeout", "connection", "http_4xx", "http_5xx", "malformed", "empty", "uncited", "budget")
+FALLBACK_REASONS = ("timeout", "connection", "http_4xx", "http_5xx", "malformed", "empty", "uncited", "budget",
+                    CIRCUIT_OPEN)
+NOT_SENT = ("budget", CIRCUIT_OPEN)  # outcomes of an LLMCall that never reached the model
 MIN_CALL_SECONDS = 0.05  # less budget than this left: do not start a call
 
 
@@ -76,6 +82,7 @@ class LLMComposer:
         self.settings = settings
         self.fallback = fallback or ExtractiveComposer()
         self.client = client or ChatClient(settings)
+        self.breaker = CircuitBreaker(settings.circuit_failures, settings.circuit_cooldown_seconds)
         self.snippet_chars = self.fallback.snippet_chars
 
     def warm_up(self) -> None:
@@ -118,7 +125,7 @@ class LLMComposer:
         messages = build_messages(perception, evidence, feedback, excluded_claims)
         started = time.perf_counter()
         try:
-            reply = self.client.complete(messages, timeout)
+            reply = self.breaker.call(lambda: self.client.complete(messages, timeout))
         except UpstreamError as exc:
             call = LLMCall(self.settings.model, _ms(started), exc.reason, exc.message)
             session.fail(exc.reason, exc.message)

@@ -22,6 +22,10 @@ class LLMSettings:
         max_tokens: the reply's length limit.
         temperature: 0 by default, so the same evidence gets the same answer where the server
             allows it.
+        circuit_failures: consecutive failed calls (timeout, connection, HTTP error, malformed
+            reply) after which a worker stops calling the model for `circuit_cooldown_seconds`
+            and answers extractively at once (breaker.py); then one probe call decides.
+        circuit_cooldown_seconds: how long the circuit stays open before that probe.
 
     Raises:
         ValueError: a value out of range (the message names it and the valid range).
@@ -34,6 +38,8 @@ class LLMSettings:
     budget_seconds: float = 30.0
     max_tokens: int = 512
     temperature: float = 0.0
+    circuit_failures: int = 5
+    circuit_cooldown_seconds: float = 30.0
 
     def __post_init__(self) -> None:
         problem = url_problem(self.base_url)
@@ -52,12 +58,22 @@ class LLMSettings:
             raise ValueError(f"LLMSettings: max_tokens must be an integer >= 16, got {self.max_tokens!r}")
         if not 0.0 <= float(self.temperature) <= 2.0:
             raise ValueError(f"LLMSettings: temperature must be between 0 and 2, got {self.temperature!r}")
+        failures = self.circuit_failures
+        if isinstance(failures, bool) or not isinstance(failures, int) or not 1 <= failures <= 1000:
+            raise ValueError("LLMSettings: circuit_failures (consecutive failed calls that open the circuit) must "
+                             f"be an integer from 1 to 1000, got {failures!r}")
+        cooldown = self.circuit_cooldown_seconds
+        if (isinstance(cooldown, bool) or not isinstance(cooldown, (int, float)) or not math.isfinite(cooldown)
+                or not 0 < cooldown <= 86400):
+            raise ValueError("LLMSettings: circuit_cooldown_seconds (how long the model is not called once the "
+                             f"circuit opened) must be a number of seconds > 0 and <= 86400, got {cooldown!r}")
 
     def describe(self) -> dict:
         """The settings as logs and /readyz may show them: the API key only as set or not."""
         return {"base_url": self.base_url, "model": self.model, "api_key": "set" if self.api_key else None,
                 "timeout": self.timeout, "budget_seconds": self.budget_seconds, "max_tokens": self.max_tokens,
-                "temperature": self.temperature}
+                "temperature": self.temperature, "circuit_failures": self.circuit_failures,
+                "circuit_cooldown_seconds": self.circuit_cooldown_seconds}
 
 
 def url_problem(url: object) -> str | None:
