@@ -90,6 +90,7 @@ class Citation:
     published_at: str | None = None
     status: str | None = None
     page: int | None = None  # the page of a PDF the cited chunk comes from
+    url: str | None = None  # the document's own address (metadata `url`): the one host its answer may link to
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from orchestration.compose.extractive import ExtractiveComposer
-from orchestration.compose.llm import NOT_SENT, LLMComposer
+from orchestration.compose.llm import LLMComposer
 from orchestration.executor import Executor
 from orchestration.kb.config import KBConfig
 from orchestration.retrieval.scored import ScoredChunk
@@ -34,6 +34,7 @@ from validation.types import Adjustment, Verdict
 
 from .feedback import feedback_for
 from .profiles import DEFAULT_PROFILE
+from .sanitize import allowed_hosts, sanitize_answer
 from .status import final_status, flag_issues, insufficient_text
 
 TRACE_LEVELS = ("none", "summary", "full")
@@ -275,6 +276,9 @@ class AnswerLoop:
             text = insufficient_text(perception, final.plan, final.verdict, [a.verdict for a in attempts])
         elif status == "partial":
             text = flag_issues(final.answer, final.verdict, perception.language)
+        # the one exit of every answer text (/rag, chat, the CLI): safe for Markdown and HTML renderers
+        cited = final.answer.citations if status != "insufficient" else []
+        text = sanitize_answer(text, allowed_hosts(c.url for c in cited))
         result = self._result(request, trace, perception, attempts, status, text, started)
         result.composer = composer_summary(request.profile, composer, attempts)
         return result
@@ -368,7 +372,7 @@ def composer_summary(profile: str, composer: ExtractiveComposer | LLMComposer, a
     model = composer.settings.model if isinstance(composer, LLMComposer) else None
     detail = next((c.detail for c in reversed(calls) if c.outcome != "ok"), None) if final.fallback else None
     return {"profile": profile, "used": final.composer, "model": model, "fallback": final.fallback,
-            "detail": detail, "llm_calls": len([c for c in calls if c.outcome not in NOT_SENT]),
+            "detail": detail, "llm_calls": len([c for c in calls if c.outcome != "budget"]),
             "tokens": {"prompt": sum(c.prompt_tokens or 0 for c in calls),
                        "completion": sum(c.completion_tokens or 0 for c in calls)},
             "llm_ms": round(sum(c.ms for c in calls), 3)}

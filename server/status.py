@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from core.text import strip_markers
 from orchestration.types import Answer, Plan
 from perception.types import Perception
 from validation.types import Verdict
@@ -24,6 +26,10 @@ WHY = {"en": "Why", "zh": "原因"}
 OUTDATED = {"en": "the documents on this are outside the allowed age or time window",
             "zh": "相关文件超出了允许的时效或时间范围"}
 AGE_KINDS = ("too_old", "outside_window")
+LEFT_OUT = {"en": "Left out {n} statement{s} the cited sources do not support ({kinds}).",
+            "zh": "已略去 {n} 条引用来源不支持的陈述（{kinds}）。"}
+WRITTEN_BY_MODEL = ("llm",)  # composers whose text is their own words, not quotes of the evidence
+_SPACES = re.compile(r"[ \t]{2,}")
 
 
 def _lang(language: str) -> str:
@@ -85,7 +91,15 @@ def _set_aside_for_age(attempts: Sequence[Verdict]) -> list[str]:
 
 
 def flag_issues(answer: Answer, verdict: Verdict, language: str) -> str:
-    """The answer text with every claim that has an unresolved issue marked, and the rest listed."""
+    """The answer text with every claim that has an unresolved issue dealt with, and the rest listed.
+
+    Promises: an extractive answer quotes its documents, so a claim with an issue stays, marked
+    in place ("[unverified: kind]"). A model's answer (composer in WRITTEN_BY_MODEL) shows only
+    what validation supports: a claim with an issue is left out, a note says how many were and
+    why, and no listed issue detail quotes a left-out claim (the trace keeps them all).
+    """
+    if answer.composer in WRITTEN_BY_MODEL:
+        return _leave_out_issues(answer, verdict, _lang(language))
     lang = _lang(language)
     text = answer.text
     by_claim: dict[int, list[str]] = {}
@@ -102,4 +116,29 @@ def flag_issues(answer: Answer, verdict: Verdict, language: str) -> str:
             text = text.replace(claim, claim + marker, 1)
     if general:
         text += f"\n\n{NOTE[lang]}: " + " ".join(dict.fromkeys(general))
+    return text
+
+
+def _leave_out_issues(answer: Answer, verdict: Verdict, lang: str) -> str:
+    """A model's answer without its claims that have an issue, with a note saying so."""
+    by_claim: dict[int, list[str]] = {}
+    for issue in verdict.issues:
+        if issue.claim is not None and issue.claim < len(answer.claims):
+            by_claim.setdefault(issue.claim, []).append(issue.kind)
+    text = answer.text
+    left_out = [answer.claims[index].text for index in sorted(by_claim)]
+    for claim in left_out:
+        text = text.replace(claim, "", 1)
+    paragraphs = [_SPACES.sub(" ", p).strip() for p in text.split("\n\n")]
+    text = "\n\n".join(p for p in paragraphs if p)
+    notes: list[str] = []
+    if left_out:
+        kinds = ", ".join(dict.fromkeys(k for kinds in by_claim.values() for k in kinds))
+        n = len(left_out)
+        notes.append(LEFT_OUT[lang].format(n=n, s="" if n == 1 else "s", kinds=kinds))
+    quoted = [strip_markers(c).strip() for c in left_out]
+    notes += [i.detail for i in verdict.issues if (i.claim is None or i.claim >= len(answer.claims))
+              and not any(q and q[:40] in i.detail for q in quoted)]
+    if notes:
+        text += f"\n\n{NOTE[lang]}: " + " ".join(dict.fromkeys(notes))
     return text

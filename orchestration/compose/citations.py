@@ -76,7 +76,8 @@ class CitationBook:
                 snippet=sentence[:self.snippet_chars].rstrip(),
                 published_at=_text_or_none(meta.get("published_at")),
                 status=_text_or_none(meta.get("status")),
-                page=_page(meta.get("page"))))
+                page=_page(meta.get("page")),
+                url=_text_or_none(meta.get("url"))))
         return out
 
     def source_name(self, chunk: ScoredChunk) -> str:

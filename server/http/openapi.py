@@ -78,7 +78,9 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
     }, required=["query"], extra=False)
     citation = _obj({"n": INT, "chunk_id": STR, "kb": STR, "source": NSTR, "title": STR, "updated_at": NSTR,
                      "snippet": STR, "published_at": NSTR, "status": NSTR,
-                     "page": NINT},
+                     "page": NINT,
+                     "url": {**NSTR, "description": "The document's own address (metadata url); answer links and "
+                             "images may point at its host only."}},
                     required=["n", "chunk_id", "kb", "source", "title", "updated_at", "snippet"])
     claim = _obj({"text": STR, "citations": _arr(INT), "numbers": _arr(STR), "kind": STR}, )
     entity = _obj({"text": STR, "label": STR, "span": _arr(INT), "origin": {"enum": ["ner", "rule", "pattern"]}})

@@ -93,7 +93,10 @@ def test_a_drift_the_model_keeps_is_flagged_and_the_answer_is_partial(llm_loop, 
     drifted = f"{GOOD_E5102.replace('reach 95%', 'reach 85%')} {GOOD_EGT}"
     body = ask(llm_loop, standin, E5102, *[Reply(drifted)] * 3)  # the same reply on every attempt
     assert len(body["attempts"]) == 3 and body["status"] == "partial"
-    assert "85% speed within 60 seconds [1]. [unverified: unsupported_number]" in body["answer"]
+    # the model's unsupported sentence is left out, and the answer says so (issue 22: never shown)
+    assert "85%" not in body["answer"] and "[unverified" not in body["answer"]
+    assert body["answer"].startswith("E5102 is also triggered when the exhaust gas temperature exceeds 1,038 °C [1].")
+    assert "Left out 1 statement the cited sources do not support (unsupported_number)." in body["answer"]
     assert [i["kind"] for i in body["validation"]["issues"]] == ["unsupported_number"]
 
 
@@ -117,7 +120,7 @@ def test_an_added_claim_no_chunk_supports_is_flagged(llm_loop, standin):
     invented = "The cabin crew clears E5102 from the overhead panel after landing {cite:95% speed within 60}."
     body = ask(llm_loop, standin, E5102, *[Reply(f"{GOOD_E5102} {invented}")] * 3)
     assert issues(body) == ["unsupported_term"] and body["status"] == "partial"
-    assert "after landing [1]. [unverified: unsupported_term]" in body["answer"]
+    assert "after landing" not in body["answer"] and "(unsupported_term)" in body["answer"]
     assert "95% speed within 60 seconds [1]." in body["answer"]
 
 
@@ -185,10 +188,9 @@ def test_a_model_that_says_the_knowledge_base_does_not_say_is_insufficient(llm_l
     (Reply("E5102 is an APU start failure on the 737."), "uncited"),
     (Reply(""), "empty"),
 ], ids=["times-out", "streams-slowly", "500", "401", "malformed-json", "uncited", "empty"])
-def test_a_failed_call_falls_back_to_the_extractive_answer_within_the_budget(answer_loop, standin, reply, reason):
-    loop = loop_with(answer_loop, standin.url)  # its own circuit breaker: five failures in a row would open one
+def test_a_failed_call_falls_back_to_the_extractive_answer_within_the_budget(llm_loop, standin, reply, reason):
     started = time.monotonic()
-    body = ask(loop, standin, E5102, reply)
+    body = ask(llm_loop, standin, E5102, reply)
     elapsed = time.monotonic() - started
     assert body["status"] == "answered"  # the extractive answer, validated as always
     assert "95% speed within 60 seconds of the start command. [1]" in body["answer"]

@@ -19,7 +19,9 @@ answer to three conditions:
    is not answered by a sentence naming the race's stage riders without saying who won.
 
 Comparisons are the comparison check's. When a condition fails the issue is `unanswered`
-(about no single claim), with what was missing and the closest sentence found; the router's
+(about no single claim), with what was missing and the closest sentence found: a sentence of
+the cited chunks (the one carrying most of the question's terms), never the answer's own words,
+which may be a model's rejected text; the router's
 retry table decides whether to search wider, and an answer still unanswered at the end is
 refused (server/status.py). Pure and deterministic.
 """
@@ -136,7 +138,6 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     answer_tokens |= {t for c in cited for t in tokenize(c.title or "")}
     context = {t for c in cited for t in tokenize(c.text)}
     coverage = focus.coverage(answer_tokens, context)
-    closest = max(readings, key=lambda r: (r.coverage, r.fills, -r.index))
     # a short yes/no or definition question (few terms, few words) needs all its terms; a longer
     # one half, but never more than MAX_NEEDED_TERMS: a multi-part question is answered part by
     # part, and each sentence carries only its part's terms
@@ -146,19 +147,31 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     if coverage < needed_share - 1e-9:
         missing = focus.missing(answer_tokens)
         return (f"no cited sentence is about {', '.join(repr(m) for m in missing[:6])} of the question "
-                f"(covers {coverage:.0%} of its terms, needs {needed_share:.0%}); closest: \"{_short(closest.text)}\"")
+                f"(covers {coverage:.0%} of its terms, needs {needed_share:.0%}); "
+                f"closest: \"{_closest(focus, cited)}\"")
     # the sentence stating the asked-for kind of fact must itself be on the question: at least
     # two of its predicate terms, or a third of them when there are fewer than six
     needed = min(MIN_SLOT_COVERAGE, 2 / focus.total) if focus.predicate else 0.0
     on_focus = [r for r in readings if r.coverage >= needed - 1e-9]
     if not on_focus:
         return (f"no single cited sentence speaks to the question (each carries under {needed:.0%} of its "
-                f"terms); closest: \"{_short(closest.text)}\"")
+                f"terms); closest: \"{_closest(focus, cited)}\"")
     if not any(r.fills for r in on_focus):
         about = f" that '{focus.head}' refers to" if focus.head else ""
         return (f"the question asks for a {focus.slot.replace('_', '/')}{about} and no cited sentence on its "
-                f"topic states one; closest: \"{_short(closest.text)}\"")
+                f"topic states one; closest: \"{_closest(focus, cited)}\"")
     return None
+
+
+def _closest(focus: Focus, cited: list[ScoredChunk]) -> str:
+    """The sentence of the cited chunks that carries most of the question's terms (the first of
+    equals), shortened: what a refusal quotes as the closest text found. Evidence only: a claim's
+    own words may be a model's text that validation rejected.
+    """
+    sentences = [s for chunk in cited for s in tx.sentences(chunk.text)]
+    if not sentences:
+        return ""
+    return _short(max(sentences, key=lambda s: focus.coverage(tokenize(s))))
 
 
 def _names_share(focus: Focus, cited: list[ScoredChunk]) -> float:
