@@ -155,6 +155,28 @@ def prune(kb_dir: Path, keep: int = 2) -> list[Path]:
     return removed
 
 
+def remove_all(kb_dir: Path) -> tuple[list[Path], list[Path]]:
+    """Delete a knowledge base's data: `current` and every build no live process holds.
+
+    Promises: a build a running service holds (`hold()`) is never deleted, so its open files
+    stay whole; the directory itself goes once nothing is left in it.
+
+    Returns:
+        (the builds deleted, the builds kept because a live process holds them).
+    """
+    link = kb_dir / CURRENT
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    removed: list[Path] = []
+    kept: list[Path] = []
+    builds_root = kb_dir / BUILDS
+    for build in sorted(builds_root.iterdir()) if builds_root.is_dir() else []:
+        (removed if _remove_unless_held(build) else kept).append(build)
+    if not kept:
+        shutil.rmtree(kb_dir, ignore_errors=True)
+    return removed, kept
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

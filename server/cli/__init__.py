@@ -39,10 +39,14 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--quiet", action="store_true", help="no progress bars")
     ingest.set_defaults(func=cmd_ingest)
 
-    kb = sub.add_parser("kb", help="list the knowledge bases and what their builds hold")
+    kb = sub.add_parser("kb", help="list the knowledge bases and what their builds hold; remove one")
     kb_sub = kb.add_subparsers(dest="kb_command", required=True)
     kb_list = kb_sub.add_parser("list", help="documents, chunks, build time, embedder, dated share, fields found")
     kb_list.add_argument("--json", action="store_true")
+    kb_remove = kb_sub.add_parser("remove", help="remove a knowledge base from knowledge_bases.yaml and delete its "
+                                                 "builds (a running service keeps serving the others)")
+    kb_remove.add_argument("name", help="the knowledge base to remove (`sightline kb list` shows them)")
+    kb_remove.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     kb.set_defaults(func=cmd_kb)
 
     perceive = sub.add_parser("perceive", help="show what Perception extracts from a query")

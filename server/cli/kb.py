@@ -1,4 +1,4 @@
-"""`sightline kb list`: every configured knowledge base and what its current build holds."""
+"""`sightline kb list` and `sightline kb remove NAME`: the configured knowledge bases and their builds."""
 
 from __future__ import annotations
 
@@ -7,6 +7,16 @@ import json
 
 
 def cmd_kb(args: argparse.Namespace) -> int:
+    """Run the `kb` subcommand chosen."""
+    if args.kb_command == "remove":
+        from .kb_remove import cmd_kb_remove
+
+        return cmd_kb_remove(args)
+    return _list(args)
+
+
+def _list(args: argparse.Namespace) -> int:
+    """Print every configured knowledge base and what its current build holds."""
     from orchestration.kb.catalog import describe_built, format_table
     from orchestration.kb.config import load_kb_config
 
