@@ -77,7 +77,7 @@ class Service:
         self._load_lock = threading.Lock()
         self._worker_pid: int | None = None
         self.admin_token = read_admin_token()  # ConfigError (no start) when it is guessable
-        self.admin_throttle = FailureThrottle()
+        self.admin_throttle = FailureThrottle(free=settings.admin_free_failures)
         self.state_dir = _state_dir()
         self.keys = KeyStore(keys_path(), settings.router_reload_seconds,
                              snapshot=self.state_dir / "api_keys.good.yaml")

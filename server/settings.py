@@ -37,6 +37,7 @@ ENV = {
     "SIGHTLINE_USE_NER": "use_ner",
     "SIGHTLINE_ANONYMOUS": "anonymous",
     "SIGHTLINE_TRUSTED_PROXY_HOPS": "trusted_proxy_hops",
+    "SIGHTLINE_ADMIN_FREE_FAILURES": "admin_free_failures",
 }
 # environment variable -> key of the `llm:` section (the default profile's LLM backend)
 LLM_ENV = {
@@ -95,6 +96,8 @@ class ServiceSettings:
             the socket's address is the client's). Set 1 behind the shipped nginx config, so
             per-address limits (failed admin attempts) see clients, not the proxy; never more
             than the proxies really there, or a client can pick its own address.
+        admin_free_failures: failed admin attempts in a row an address may make before it is
+            locked out (1 s, doubling, up to 300 s; server/auth_throttle.py).
         llm: the default profile's LLM backend (`llm:` in service.yaml, SIGHTLINE_LLM_* in the
             environment); None: every profile answers extractively.
         source: the file the settings came from (None: built-in defaults).
@@ -117,6 +120,7 @@ class ServiceSettings:
     unrestricted_access: bool = False
     gateway: dict | None = None
     trusted_proxy_hops: int = 0
+    admin_free_failures: int = 5
     llm: LLMSettings | None = None
     source: str | None = None
 
@@ -226,6 +230,7 @@ _READ: dict[str, tuple[Callable[[Where, Any], Any], type]] = {
     "unrestricted_access": (check.boolean, bool),
     "gateway": (_gateway, dict),
     "trusted_proxy_hops": (_integer(0, 5), int),
+    "admin_free_failures": (_integer(1, 1_000_000), int),
 }
 
 
