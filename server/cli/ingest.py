@@ -55,7 +55,8 @@ def _ingest(args: argparse.Namespace, done: list[dict]) -> int:
             raise SightlineError("--kb NAME is required (or --demo to build the configured knowledge bases)",
                                  field="kb")
         if not args.paths:
-            raise SightlineError("give at least one PATH (a JSONL file or a folder of Markdown/text files)",
+            raise SightlineError("give at least one PATH (a file or a folder of JSONL, Markdown, text, "
+                                 "reStructuredText, HTML or PDF files; see `sightline ingest --help`)",
                                  field="paths")
         check_name(args.kb, "knowledge base name", field="kb")
         given = [Path(p) for p in args.paths]
