@@ -6,10 +6,14 @@ Promises:
 - A citation number missing from `answer.citations`, or whose chunk is not in the evidence
   -> `invalid_citation` (one issue per bad number, with the chunk id when known).
 - Against the valid cited chunks (title and text), with [n] markers stripped first:
-  - every quantity must be stated there with the same value and a compatible unit, and must
-    not be a drift: when the sentence of the chunk that matches the claim best states another
-    value of the same unit (the claim says 85%, that sentence says 87%), the number is
-    unsupported -> `unsupported_number`. Relation claims have their `values` checked too;
+  - every quantity must be stated there with the same value and a compatible unit, for the
+    subject the claim states it for (validation/subjects.py: the name before it, or the
+    previous claim's subject for "It"/"Its"): a value the cited sentences state only for
+    another subject (the claim gives the A320neo the 737 MAX 8's 13.3 kg) is unsupported; and
+    it must not be a drift: when the sentence of the chunk that matches the claim best states another
+    value of the same unit (the claim says 85%, that sentence says 87%; a difference such as
+    "70 kg per hour less" is no rival to an absolute value), the number is unsupported
+    -> `unsupported_number`. Relation claims have their `values` checked too;
     a number in a relation's text may also be the difference of its two values (70 kg/h) or
     that difference as a percentage (3.0%).
   - every date (2023-03-15, March 15, 2023, 2023年3月15日) and standalone year must appear in
@@ -23,13 +27,16 @@ Promises:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from orchestration.compose.measures import read_measure
 from orchestration.compose.numbers import Quantity, normalize_unit
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer, Claim
 from perception.types import Perception
+from validation import subjects as sj
 from validation import text as tx
 from validation.context import CheckContext
 from validation.types import Issue
@@ -39,6 +46,17 @@ MIN_TERM_OVERLAP = 0.5  # share of a fact claim's content terms the cited chunks
 DRIFT_MIN_SCORE = 0.3  # a competing sentence must match the claim at least this well ...
 DRIFT_MARGIN = 0.15  # ... and this much better than any sentence stating the claimed number
 PERCENT_TOLERANCE = 0.1  # percentage points allowed when a relation states a derived percentage
+# a value stated as a difference: "70 kg per hour less", "4.5% lower than"
+_DIFFERENCE_AFTER = re.compile(r"^\s*(?:[^\W\d]+\s+){0,3}?(?:less|more|lower|higher|fewer|greater|smaller|larger|"
+                               r"below|above)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _Subjects:
+    """Who the claim's numbers are about: the names to look for and the claim's own subject."""
+
+    names: tuple[str, ...] = ()
+    claim: str | None = None
 
 
 @dataclass(frozen=True)
@@ -59,7 +77,8 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
     """Issues of every non-notice claim of the answer (see the module docstring).
 
     Args:
-        perception: unused (the check reads only the answer and the evidence).
+        perception: the question, whose named entities are the subjects numbers are aligned with
+            (None: only the claims' own entities are).
         answer: the composed answer.
         evidence: the chunks the composer was given.
         context: unused.
@@ -68,14 +87,17 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
         The issues found, in claim order; empty when every claim is cited and supported.
     """
     by_id = {chunk.chunk_id: chunk for chunk in evidence}
+    names = tuple(sj.subject_names(perception, (c.entity for c in answer.claims)))
+    subjects = sj.claim_subjects([c.text for c in answer.claims], names) if names else [None] * len(answer.claims)
     issues: list[Issue] = []
     for index, claim in enumerate(answer.claims):
         if claim.kind != "notice":
-            issues.extend(_check_claim(index, claim, answer, by_id))
+            issues.extend(_check_claim(index, claim, answer, by_id, _Subjects(names, subjects[index])))
     return issues
 
 
-def _check_claim(index: int, claim: Claim, answer: Answer, by_id: dict[str, ScoredChunk]) -> list[Issue]:
+def _check_claim(index: int, claim: Claim, answer: Answer, by_id: dict[str, ScoredChunk],
+                 subjects: _Subjects = _Subjects()) -> list[Issue]:
     """The issues of one claim.
 
     Args:
@@ -83,6 +105,7 @@ def _check_claim(index: int, claim: Claim, answer: Answer, by_id: dict[str, Scor
         claim: the claim.
         answer: the answer (for its citations).
         by_id: the evidence by chunk id.
+        subjects: the subject names and the claim's subject (its numbers are aligned with them).
 
     Returns:
         missing/invalid citation issues, then the support issues against the valid citations.
@@ -95,7 +118,7 @@ def _check_claim(index: int, claim: Claim, answer: Answer, by_id: dict[str, Scor
         return issues
     chunk_id = cited[0].chunk.chunk_id if len({c.chunk.chunk_id for c in cited}) == 1 else None
     refs = "".join(f"[{c.n}]" for c in cited)
-    for kind, problems in (("unsupported_number", _number_problems(claim, cited)),
+    for kind, problems in (("unsupported_number", _number_problems(claim, cited, subjects)),
                            ("unsupported_date", _date_problems(claim, cited)),
                            ("unsupported_term", _term_problems(claim, cited))):
         if problems:
@@ -140,7 +163,7 @@ def _claimed_quantities(claim: Claim) -> list[Quantity]:
     return found
 
 
-def _number_problems(claim: Claim, cited: list[_Cited]) -> list[str]:
+def _number_problems(claim: Claim, cited: list[_Cited], subjects: _Subjects = _Subjects()) -> list[str]:
     """What is wrong with the claim's numbers; empty when every one is supported."""
     problems: list[str] = []
     values = _relation_values(claim)
@@ -151,14 +174,21 @@ def _number_problems(claim: Claim, cited: list[_Cited]) -> list[str]:
     for q in claimed:
         if claim.kind == "relation" and _derived(q, values):
             continue
-        problem = _quantity_problem(q, claimed, claim_terms, cited, drift=claim.kind == "fact")
+        mine = _subject_of(q, claim, subjects)
+        # a claim that names no subject ("Its per-seat burn is ...") lacks the words the drift
+        # test matches sentences on; the value stated for its subject (checked here) settles it
+        carried = mine is not None and sj.sentence_subject(tx.strip_markers(claim.text), subjects.names) is None
+        problem = _subject_problem(q, mine, cited, subjects.names) or _quantity_problem(
+            q, claimed, claim_terms, cited, drift=claim.kind == "fact" and not carried, subject=mine,
+            names=subjects.names, absolute=_absolute(q, claim))
         if problem:
             problems.append(problem)
     return problems
 
 
 def _quantity_problem(q: Quantity, claimed: list[Quantity], claim_terms: frozenset[str],
-                      cited: list[_Cited], drift: bool) -> str | None:
+                      cited: list[_Cited], drift: bool, subject: str | None = None,
+                      names: Sequence[str] = (), absolute: bool = False) -> str | None:
     """Why one claimed quantity is unsupported by the cited chunks, or None when it is supported.
 
     Args:
@@ -167,6 +197,10 @@ def _quantity_problem(q: Quantity, claimed: list[Quantity], claim_terms: frozens
         claim_terms: the claim's content terms, to find the sentence the claim paraphrases.
         cited: the valid citations.
         drift: also look for a better-matching sentence that states another value.
+        subject: whom the claim states q for (None: unknown); a value stated for another
+            subject is no rival.
+        names: the subject names.
+        absolute: q is an absolute value in the claim (not "70 kg less"): differences are no rivals.
     """
     sentences = [(c, s) for c in cited for s in (c.chunk.title, *tx.sentences(c.chunk.text))]
     holders = [(c, s) for c, s in sentences if any(tx.quantity_matches(q, x) for x in tx.quantities(s))]
@@ -178,7 +212,8 @@ def _quantity_problem(q: Quantity, claimed: list[Quantity], claim_terms: frozens
         return None
     best_holder = max(_overlap(claim_terms, s) for _, s in holders)
     rivals = [(c, s, x) for c, s in sentences for x in tx.quantities(s)
-              if _rival(q, x, claimed) and not any(tx.quantity_matches(q, y) for y in tx.quantities(s))]
+              if _rival(q, x, claimed, s, absolute) and not any(tx.quantity_matches(q, y) for y in tx.quantities(s))
+              and (subject is None or sj.subject_at(s, x.span[0], names) in (None, subject))]
     if not rivals:
         return None
     score, c, s, x = max(((_overlap(claim_terms, s), c, s, x) for c, s, x in rivals), key=lambda r: r[0])
@@ -188,11 +223,83 @@ def _quantity_problem(q: Quantity, claimed: list[Quantity], claim_terms: frozens
     return None
 
 
-def _rival(q: Quantity, x: Quantity, claimed: list[Quantity]) -> bool:
-    """True when x is another value of q's unit that the claim does not state itself."""
+def _rival(q: Quantity, x: Quantity, claimed: list[Quantity], sentence: str = "", absolute: bool = False) -> bool:
+    """True when x is another value of q's unit that the claim does not state itself; when q is
+    an `absolute` value, not a difference ("70 kg per hour less")."""
     return (x.unit is not None and tx.unit_base(x.unit) == tx.unit_base(q.unit)
             and not tx.same_value(x.value, q.value)
-            and not any(tx.quantity_matches(c, x) for c in claimed))
+            and not any(tx.quantity_matches(c, x) for c in claimed)
+            and not (absolute and _DIFFERENCE_AFTER.match(sentence[x.span[1]:])))
+
+
+def _absolute(q: Quantity, claim: Claim) -> bool:
+    """True when the claim states q as a value of its own, not as a difference ("70 kg less")."""
+    plain = tx.strip_markers(claim.text)
+    return plain[q.span[0]:q.span[1]] == q.text and not _DIFFERENCE_AFTER.match(plain[q.span[1]:])
+
+
+def _subject_of(q: Quantity, claim: Claim, subjects: _Subjects) -> str | None:
+    """Whom the claim states q for: the subject named before it, else the claim's (None for a
+    number without a unit: the 8 of "737 MAX 8" is part of a name)."""
+    if not subjects.names or q.unit is None:
+        return None
+    plain = tx.strip_markers(claim.text)
+    if plain[q.span[0]:q.span[1]] != q.text:  # from `numbers`, not the text: the claim's subject
+        return subjects.claim
+    return sj.subject_at(plain, q.span[0], subjects.names, subjects.claim)
+
+
+def _subject_problem(q: Quantity, mine: str | None, cited: list[_Cited], names: Sequence[str]) -> str | None:
+    """Why q is not supported for `mine`, the subject the claim states it for, or None (supported
+    for it, stated for no named subject, or no subject known).
+
+    A cited sentence stating q says it of its own subject (`sj.subject_at`; a sentence naming
+    none, of its chunk title's single subject); q is unsupported only when every such sentence
+    says it of another subject.
+    """
+    if mine is None:
+        return None
+    stated_for: list[tuple[_Cited, str]] = []
+    for c in cited:
+        title = sj.sentence_subject(c.chunk.title or "", names)
+        for sentence in tx.sentences(c.chunk.text):
+            for x in tx.quantities(sentence):
+                if tx.quantity_matches(q, x):
+                    whose = sj.subject_at(sentence, x.span[0], names, title)
+                    if whose is None or whose == mine:
+                        return None
+                    stated_for.append((c, whose))
+    if not stated_for:
+        return None  # stated nowhere: _quantity_problem says so
+    c, whose = stated_for[0]
+    own = _values_for(q, mine, cited, names)
+    hint = f"; it states {', '.join(own)} for {mine}" if own else ""
+    return f"{q.text} is stated for {whose} in [{c.n}], not for {mine}{hint}"
+
+
+def _values_for(q: Quantity, subject: str, cited: list[_Cited], names: Sequence[str], limit: int = 2) -> list[str]:
+    """Up to `limit` values of q's full unit ("kg per seat per hour") the cited sentences state
+    for `subject`, as written."""
+    out: list[str] = []
+    unit = _full_unit(q, cited)
+    for c in cited:
+        for sentence in tx.sentences(c.chunk.text):
+            for x in tx.quantities(sentence):
+                if (x.unit and read_measure(sentence, x).unit == unit and x.text not in out
+                        and not _DIFFERENCE_AFTER.match(sentence[x.span[1]:])
+                        and sj.subject_at(sentence, x.span[0], names) == subject):
+                    out.append(x.text)
+    return out[:limit]
+
+
+def _full_unit(q: Quantity, cited: list[_Cited]) -> str | None:
+    """q's full unit as a cited sentence stating it reads it (its base unit when none does)."""
+    for c in cited:
+        for sentence in tx.sentences(c.chunk.text):
+            for x in tx.quantities(sentence):
+                if tx.quantity_matches(q, x):
+                    return read_measure(sentence, x).unit
+    return q.unit
 
 
 def _overlap(claim_terms: frozenset[str], sentence: str) -> float:
