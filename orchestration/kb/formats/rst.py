@@ -92,6 +92,62 @@ class _Container(_Lenient):
         return [node]
 
 
+# --- Sphinx object descriptions and version notes ---------------------------------------------
+# The kind (after the domain prefix: `py:data`, `std:confval`) of a directive describing one
+# documented name: a setting, a function, an option. Its name must travel with its description.
+OBJECT_KINDS = frozenset({
+    "data", "function", "exception", "method", "classmethod", "staticmethod", "attribute", "property",
+    "decorator", "decoratormethod", "confval", "envvar", "option", "cmdoption", "describe", "object",
+    "setting", "member", "macro", "type", "var", "enum", "enumerator", "struct", "union", "concept",
+    "directive", "role", "event"})
+# a version note as Sphinx renders it: never a bare number glued to the prose around it
+VERSION_NOTES = {"versionadded": "Added in version", "versionchanged": "Changed in version",
+                 "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
+_SIGNATURE_NAME = re.compile(r"^\s*(?:[\w.]+\s+)*?([\w.:-]+)\s*(?:\(|$|=|:)")
+_DEFAULT_LINE = re.compile(r"^default\s*:\s*", re.I)
+
+
+class _Described(nodes.Element):
+    """A Sphinx object description: `signature` (e.g. "CACHE_DIR", "join(a, *p)"), `name`,
+    `details` (its `:type:` / `:default:` options as "type int", "default 35"), then its content."""
+
+
+class _VersionNoted(nodes.Element):
+    """A version note: `label` ("Changed in version 1.0"), then its content."""
+
+
+def _directive_kind(name: str) -> str:
+    """`py:data` -> "data", `confval` -> "confval"."""
+    return name.lower().rsplit(":", 1)[-1]
+
+
+class _Object(_Lenient):
+    """`.. py:data:: NAME`, `.. confval:: name`, `.. function:: f(x)` ...: a documented name."""
+
+    def run(self) -> list[nodes.Node]:
+        signature = one_line(self.arguments[0]) if self.arguments else ""
+        first = signature.splitlines()[0] if signature else ""
+        match = _SIGNATURE_NAME.match(first)
+        node = _Described(signature=signature, name=match.group(1) if match else first,
+                          details=[f"{key} {one_line(str(value)).strip('`')}" for key, value in
+                                   self.options.items() if key in ("type", "default") and value])
+        if self.content:
+            self.state.nested_parse(self.content, self.content_offset, node)
+        return [node]
+
+
+class _VersionNote(_Lenient):
+    """`.. versionchanged:: 1.0` (and added, deprecated, removed): "Changed in version 1.0: ..."."""
+
+    def run(self) -> list[nodes.Node]:
+        version, _, inline = (self.arguments[0].partition("\n") if self.arguments else ("", "", ""))
+        node = _VersionNoted(label=f"{VERSION_NOTES[_directive_kind(self.name)]} {one_line(version)}".strip())
+        text = "\n".join([inline.strip(), *self.content]).strip()
+        if text:
+            self.state.nested_parse(type(self.content)(text.splitlines()), self.content_offset, node)
+        return [node]
+
+
 def _shown(text: str) -> str:
     """What a role's text shows: `title <target>` -> title, `~a.b.c` -> a.b.c, `!x` -> x."""
     titled = _TITLED.match(text)
@@ -132,7 +188,9 @@ def _register_unknown(body: str) -> None:
         roles.register_local_role(name, _text_role)
     known = set(directives._directives) | set(directives._directive_registry) | set(en.directives)
     for name in set(m.lower() for m in _DIRECTIVE_NAME.findall(body)) - known:
-        directives.register_directive(name, _Container)
+        kind = _directive_kind(name)
+        directive = _VersionNote if kind in VERSION_NOTES else _Object if kind in OBJECT_KINDS else _Container
+        directives.register_directive(name, directive)
 
 
 # --- the tree as clean text ---------------------------------------------------------------------
@@ -164,6 +222,7 @@ class _Writer:
         self.out = CleanText()
         self.drop_sections = drop_sections
         self.first_title = ""
+        self.described: list[str] = []  # the names of the object descriptions being written, innermost last
 
     def blocks(self, node: nodes.Node, depth: int) -> None:
         for child in node.children:
@@ -192,15 +251,55 @@ class _Writer:
                            for row in node.findall(nodes.row))
         elif isinstance(node, (nodes.definition_list_item, nodes.field, nodes.option_list_item)):
             self._labelled(node, depth)
+        elif isinstance(node, _Described):
+            self._described(node, depth)
+        elif isinstance(node, _VersionNoted):
+            self._version_note(node, depth)
         elif isinstance(node, nodes.line_block):
             for line in node.findall(nodes.line):
                 self.out.paragraph(_text(line))
         elif isinstance(node, nodes.attribution):
             self.out.paragraph("— " + _text(node))
+        elif isinstance(node, nodes.paragraph):
+            self._paragraph(node)
         elif isinstance(node, nodes.TextElement):
             self.out.paragraph(_text(node))
         elif isinstance(node, nodes.Element):
             self.blocks(node, depth)
+
+    def _described(self, node: _Described, depth: int) -> None:
+        """An object description: its first paragraph opens with the signature (and type and
+        default), "CACHE_DIR: Where ...", so every sentence about it can be found by its name;
+        a `Default: x` paragraph in it reads "CACHE_DIR default: x"."""
+        label = node["signature"] + (f" ({', '.join(node['details'])})" if node["details"] else "")
+        rest = list(node.children)
+        if rest and isinstance(rest[0], nodes.paragraph) and not _DEFAULT_LINE.match(_text(rest[0])):
+            self.out.paragraph(f"{label}: {_text(rest.pop(0))}")
+        elif label:
+            self.out.paragraph(label + ".")
+        self.described.append(node["name"])
+        for child in rest:
+            self.block(child, depth)
+        self.described.pop()
+
+    def _version_note(self, node: _VersionNoted, depth: int) -> None:
+        """"Changed in version 1.0 (CACHE_DIR): what changed." (the name only inside a description)."""
+        label = node["label"] + (f" ({self.described[-1]})" if self.described else "")
+        rest = list(node.children)
+        if rest and isinstance(rest[0], nodes.paragraph):
+            self.out.paragraph(f"{label}: {_text(rest.pop(0))}")
+        else:
+            self.out.paragraph(label + ".")
+        for child in rest:
+            self.block(child, depth)
+
+    def _paragraph(self, node: nodes.Node) -> None:
+        """A paragraph; inside an object description, `Default: x` says whose default it is."""
+        text = _text(node)
+        if self.described and _DEFAULT_LINE.match(text):
+            text = _DEFAULT_LINE.sub(f"{self.described[-1]} default: ", text, count=1)
+            text = text if text.rstrip().endswith((".", "!", "?")) else text.rstrip() + "."
+        self.out.paragraph(text)
 
     def _labelled(self, node: nodes.Element, depth: int) -> None:
         """`term` + definition, `:field:` + body, `--option` + description: "label: first
