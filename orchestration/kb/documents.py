@@ -184,8 +184,8 @@ def _parsed(path: Path, parse: Callable[[], Any]) -> Any:
     """What a format parser returns, or a Skipped record saying why it failed.
 
     This is the one place a parser's own exceptions are caught, whatever their type:
-    docutils, Beautiful Soup and pypdf read untrusted files, and a file they cannot read must
-    cost that file, never the ingest.
+    docutils, Beautiful Soup, pypdf and PDFium read untrusted files, and a file they cannot
+    read must cost that file, never the ingest.
     """
     try:
         return parse()
@@ -246,8 +246,8 @@ def read_html(path: Path, default_id: str, fields: FieldMap | None = None) -> Lo
 
 
 def read_pdf(path: Path, default_id: str, fields: FieldMap | None = None) -> Iterator[Loaded]:
-    """A PDF, read by pypdf: one document a page with text (id `<file>/page-N`, metadata `page`),
-    so every chunk and citation names its page."""
+    """A PDF, its text read by PDFium (pypdfium2) and its metadata by pypdf: one document a
+    page with text (id `<file>/page-N`, metadata `page`), so every chunk and citation names its page."""
     try:
         data = path.read_bytes()
     except OSError as exc:

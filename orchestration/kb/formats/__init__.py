@@ -1,9 +1,10 @@
 """Document formats: each module turns one format's content into clean text and metadata.
 
 `markup` holds the clean-text rule shared with the composer; `headers` reads RFC 822 header
-blocks (PEPs); `rst`, `html` and `pdf` parse with docutils, Beautiful Soup and pypdf. A parser
-returns `Parsed` records or raises `FormatError` with a reason a person can act on;
-`orchestration/kb/documents.py` dispatches by suffix and turns both into documents or skips.
+blocks (PEPs); `rst`, `html` and `pdf` parse with docutils, Beautiful Soup and pypdfium2
+(PDF metadata by pypdf). A parser returns `Parsed` records or raises `FormatError` with a
+reason a person can act on; `orchestration/kb/documents.py` dispatches by suffix and turns
+both into documents or skips.
 """
 
 from __future__ import annotations

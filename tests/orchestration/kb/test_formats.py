@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.vocab import STATUS_VALUES
+from evaluation.pdf_split_words import split_words
 from orchestration.compose.citations import CitationBook
 from orchestration.compose.sentences import chunk_candidates
 from orchestration.kb.chunking import chunk_text
@@ -201,6 +202,20 @@ def test_a_pdf_without_a_title_in_its_information_takes_its_first_line(tmp_path,
     (tmp_path / "scan.pdf").write_bytes(pdf_fixture.build())
     docs = [d for d in iter_documents([tmp_path]) if isinstance(d, Document)]
     assert docs[0].title == "Fleet Maintenance Report 2024"
+
+
+def test_a_word_processor_pdf_keeps_its_words_whole():
+    # Page 1 of the U.S. Copyright Office's DMCA summary (1998, WordPerfect through Acrobat
+    # PDFWriter; a U.S. government work). pypdf read it as "signed into law b y", "Assuranc e
+    # Act", "relating to th e functions": 29 split words per 1,000 in the 18-page file (docs/PDF.md).
+    (page,) = _load("dmca-summary-page1.pdf")[0]
+    assert page.id == "dmca-summary-page1/page-1" and page.metadata["page"] == 1
+    assert page.title == "The Digital Millennium Copyright Act of 1998"     # /Title, still read by pypdf
+    assert page.metadata["author"] == ["United States Copyright Office - jmf"]
+    assert "The Digital Millennium Copyright Act (DMCA) was signed into law by" in page.text
+    assert "the “Computer Maintenance Competition Assurance Act,” creates an exemption" in page.text
+    assert "Title IV contains six miscellaneous provisions, relating to the functions of the Copyright" in page.text
+    assert not split_words(page.text)
 
 
 def test_a_broken_file_is_skipped_with_a_reason_and_the_others_are_ingested():
