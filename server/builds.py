@@ -7,6 +7,11 @@ completely (checksums verified) and only then swaps it in under the loop lock, s
 request sees half of two builds. A damaged new build is refused and the old one keeps
 serving; /readyz shows both. The old build is closed after the swap, which releases this
 process's hold on it (pruning never deletes a build a live process holds).
+
+Each check also compares every open build's files with what was opened (size, mtime, inode:
+orchestration/kb/integrity.py): a build changed under a live process (a file truncated or
+rewritten by hand) is listed in `changed` with the reason, and /readyz reports it as not ready.
+Requests check the KBs they search themselves, so none reads a truncated mapping (SIGBUS).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ class BuildWatcher:
         self.on_switch = on_switch
         self.interval = interval
         self.refused: dict[str, str] = {}   # kb name -> why its newer build was refused
+        self.changed: dict[str, str] = {}   # kb name -> how its open build changed on disk since it was opened
         self._last_check = time.monotonic()
         self._check_lock = threading.Lock()
 
@@ -57,12 +63,24 @@ class BuildWatcher:
                 try:
                     if kb.ready and kb.current_changed() and self._switch(name, kb):
                         switched.append(name)
+                    self._note_changes(name, self.retriever.knowledge_bases[name])
                 except Exception as exc:  # noqa: BLE001 - a failed check must never fail a request
                     reason = f"checking for a new build failed ({type(exc).__name__}: {exc})"
                     if self.refused.get(name) != reason:
                         log.exception("build check failed", extra={"event": "kb_switch", "kb": name})
                     self.refused[name] = reason
         return switched
+
+    def _note_changes(self, name: str, kb: Any) -> None:
+        """Record (and log once) whether the KB's open build changed on disk since it was opened."""
+        problem = kb.changed()
+        if problem is None:
+            self.changed.pop(name, None)
+            return
+        if self.changed.get(name) != problem:
+            log.error("a served build changed on disk: its knowledge base is unavailable until it is rebuilt",
+                      extra={"event": "kb_changed", "kb": name, "reason": problem})
+        self.changed[name] = problem
 
     def _switch(self, name: str, old: Any) -> bool:
         try:

@@ -251,7 +251,8 @@ class Service:
     # --- readiness ---------------------------------------------------------------------
 
     def readiness(self) -> tuple[bool, dict[str, Any]]:
-        """(ready, body) for /readyz: models and indexes loaded, a valid router config serving."""
+        """(ready, body) for /readyz: models and indexes loaded, a valid router config serving, and no
+        served build changed on disk since it was opened (checks.builds.<kb>.changed says how)."""
         try:
             self.require_ready()
         except NotReady as exc:
@@ -260,7 +261,8 @@ class Service:
         # a build directory deleted under a live process (by hand: pruning never does) is not ready
         kbs = {name: kb.ready and kb.build_dir is not None and kb.build_dir.is_dir()
                for name, kb in self.loop.retriever.knowledge_bases.items()}
-        builds = {name: {"build": kb.describe().get("build_id"), "refused_build": self.builds.refused.get(name)}
+        builds = {name: {"build": kb.describe().get("build_id"), "refused_build": self.builds.refused.get(name),
+                         "changed": self.builds.changed.get(name)}
                   for name, kb in self.loop.retriever.knowledge_bases.items()}
         embedder = all(e.loaded for e in self.loop.retriever.embedders().values())
         self.keys.maybe_reload()
@@ -270,6 +272,7 @@ class Service:
                   "api_keys": {"keys": len(self.keys.names), "file_error": self.keys.last_error},
                   "llm": self._llm_check()}
         missing = [f"knowledge base '{n}' is not loaded" for n, ok in kbs.items() if not ok]
+        missing += [self.builds.changed[n] for n in kbs if n in self.builds.changed]  # files changed under it
         if not embedder:
             missing.append("the embedding model is not loaded")
         if self.keys_error and self.keys.last_error:  # invalid since start: no last good keys exist

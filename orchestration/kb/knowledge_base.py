@@ -4,6 +4,9 @@ The constructor is cheap; `warm_up()` maps everything read-only. Opening refuses
 whose manifest is missing, whose files are missing, truncated or fail their checksum, or
 built by an embedder the configuration does not accept for it, with a message that names the
 file and says how to rebuild. An open build is held (layout.hold) until `close()`, so no prune deletes it.
+While it is served, `require_intact()` (before each request's search) and `changed()` (the
+watcher, for /readyz) compare its files with what was opened (integrity.BuildFiles): a file
+truncated under the mapping is refused with a reason instead of crashing the worker (SIGBUS).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from ..retrieval.dense import DenseIndex
 from ..retrieval.filters import FilterColumns
 from . import layout
 from .config import KBSettings
+from .integrity import BuildFiles
 from .manifest import read_manifest, verify
 from .store import ChunkStore
 
@@ -43,6 +47,7 @@ class KnowledgeBase:
         self.columns: FilterColumns | None = None
         self.chunk_ids: list[str] = []  # row -> chunk id, for traces without a store lookup
         self._hold: int | None = None  # fd holding the open build against pruning (layout.hold)
+        self.files: BuildFiles | None = None  # the open build's files as opened (size, mtime, inode)
         self._failed: tuple[Path, IndexUnavailable] | None = None  # last build refused, and why
 
     @property
@@ -110,6 +115,7 @@ class KnowledgeBase:
                 raise IndexUnavailable(f"{build}: index sizes disagree (bm25 {bm25.n_docs}, dense {dense.size}, "
                                        f"manifest {count}); {self.rebuild_hint}", field=self.name)
             chunk_ids = store.chunk_ids()
+            files = BuildFiles(self.name, build, manifest, self.rebuild_hint)  # sizes as mapped = the manifest's
         except IndexUnavailable as exc:
             layout.release(hold_fd)
             raise IndexUnavailable(f"{exc.message}; {self.rebuild_hint}"
@@ -119,10 +125,22 @@ class KnowledgeBase:
             layout.release(hold_fd)
             raise IndexUnavailable(f"knowledge base '{self.name}' at {build} is damaged "
                                    f"({type(exc).__name__}: {exc}); {self.rebuild_hint}", field=self.name) from exc
-        self.build_dir, self.manifest, self._hold = build, manifest, hold_fd
+        self.build_dir, self.manifest, self._hold, self.files = build, manifest, hold_fd, files
         self.embedder_name = built_with
         self.chunk_ids = chunk_ids
         self.bm25, self.dense, self.columns, self.store = bm25, dense, columns, store
+
+    def changed(self) -> str | None:
+        """Why the open build must not be served (a file changed on disk since it was opened,
+        named with how), or None when it is intact or nothing is open. A few `stat` calls."""
+        return self.files.problem() if self.files is not None else None
+
+    def require_intact(self) -> None:
+        """Return when the open build's files are as opened; IndexUnavailable (503) naming the
+        knowledge base, the files and the rebuild command otherwise. Call it before reading
+        the mapped indexes: a truncated file would kill the process (SIGBUS)."""
+        if self.files is not None:
+            self.files.require_intact()
 
     def current_changed(self) -> bool:
         """Whether `current` now points to another build than the one open (False when unopened)."""
@@ -150,6 +168,7 @@ class KnowledgeBase:
         """Let go of the build (its hold, so pruning may delete it); the object is not ready after."""
         layout.release(self._hold)
         self._hold = None
+        self.files = None
         self.store = self.bm25 = self.dense = self.columns = None
 
     def describe(self) -> dict[str, Any]:

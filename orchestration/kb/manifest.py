@@ -1,8 +1,9 @@
 """The manifest of a knowledge base build: what built it, what it holds, checksums.
 
-It is written last, so a build directory without a manifest is an unfinished build. Opening
-a knowledge base checks every file the manifest lists exists with its recorded size;
-`verify()` also re-computes the checksums.
+It is written last, so a build directory without a manifest is an unfinished build; writing it
+seals the build (every file read-only: builds are immutable). Opening a knowledge base checks
+every file the manifest lists exists with its recorded size; `verify()` also re-computes the
+checksums, and integrity.BuildFiles watches the sizes while the build is served.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from core.errors import IndexUnavailable
 
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1
+READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH  # 0444
 
 
 def file_sha256(path: Path) -> str:
@@ -38,7 +41,8 @@ def describe_files(build_dir: Path) -> dict[str, dict[str, Any]]:
 
 
 def write_manifest(build_dir: Path, manifest: dict[str, Any]) -> None:
-    """Write the manifest atomically (temp file, fsync, rename)."""
+    """Write the manifest atomically (temp file, fsync, rename), recording every file's size and
+    SHA-256, then seal the build (`seal`)."""
     body = dict(manifest, format_version=FORMAT_VERSION, files=describe_files(build_dir))
     tmp = build_dir / (MANIFEST + ".tmp")
     with tmp.open("w", encoding="utf-8") as handle:
@@ -46,6 +50,16 @@ def write_manifest(build_dir: Path, manifest: dict[str, Any]) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(tmp, build_dir / MANIFEST)
+    seal(build_dir)
+
+
+def seal(build_dir: Path) -> None:
+    """Make every file of a finished build read-only (0444); directories stay writable, so
+    pruning can still delete the build. A file of a served build that is truncated kills the
+    workers mapping it (SIGBUS): read-only files keep a stray write or `truncate` from doing it."""
+    for path in build_dir.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            path.chmod(READ_ONLY)
 
 
 def read_manifest(build_dir: Path, rebuild_hint: str) -> dict[str, Any]:

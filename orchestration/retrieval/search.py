@@ -186,7 +186,7 @@ class Retriever:
         """The `source` values of the public documents of every opened KB, sorted (Perception's sources)."""
         sources: set[str] = set()
         for kb in self.knowledge_bases.values():
-            if kb.columns is not None:
+            if kb.columns is not None and kb.changed() is None:  # never read a changed build's mapping
                 sources.update(kb.columns.public_values("source"))
         return sorted(sources)
 
@@ -211,8 +211,14 @@ class Retriever:
             acl_groups: the caller's groups (default none: public documents only); None, given
                 explicitly, disables ACL checks (an unrestricted caller or operator tool).
             apply_credibility: multiply fused scores by the credibility factor.
+
+        Raises:
+            IndexUnavailable: a searched KB's build changed on disk since it was opened (checked
+                once per KB before any of its mapped arrays is read).
         """
         now = now or dt.datetime.now(dt.UTC).date()
+        for name in dict.fromkeys(kb for r in requests for kb in r.kbs):
+            self.kb(name).require_intact()  # a file truncated under the mapping: 503, never a SIGBUS
         # the vector queries, grouped by the model that built each request's KB
         groups: dict[str, tuple[Embedder, list[SearchRequest]]] = {}
         for r in requests:

@@ -46,7 +46,7 @@ ANSWER_PATHS = {"/rag": "rag", "/v1/chat/completions": "chat"}
 def describe_for(kb: Any, caller: Caller) -> dict[str, Any]:
     """What GET /kb shows one caller about a knowledge base: counts of what it may see only."""
     body = kb.describe()
-    if kb.ready:
+    if kb.ready and kb.changed() is None:  # a build changed on disk is never read (its mapping may SIGBUS)
         key = (kb.name, str(kb.build_dir), caller.acl_groups)
         if key not in _COUNTS:
             if len(_COUNTS) > 256:

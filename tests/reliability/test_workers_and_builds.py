@@ -199,3 +199,48 @@ def test_a_kb_ingested_under_a_new_name_is_served_without_a_restart(served, tmp_
     assert status == 200 and "collector" in {kb["name"] for kb in listing["knowledge_bases"]}
     status, _h, everywhere = live.request("POST", "/rag", {k: v for k, v in question.items() if k != "kb"})
     assert status == 200 and "collector" in {c["kb"] for c in everywhere["citations"]}, "no kb: every served KB"
+
+
+def test_a_file_truncated_under_a_live_build_is_named_by_readyz_refused_by_requests_and_kills_no_worker(
+        private_kbs, embedder, tmp_path):
+    """Issue 22 item 8: a truncated bm25/data.npy SIGBUSed every worker that searched it (6 of 6
+    requests connection errors) while /readyz said ready."""
+    settings, kb_dir = private_kbs.knowledge_bases["manuals"], private_kbs.kb_dir("manuals")
+    live = start_service(private_kbs, tmp_path / "svc")
+    try:
+        assert live.request("POST", "/rag", QUESTION)[0] == 200
+        workers = live.worker_pids()
+        build = layout.current_build(kb_dir).resolve()
+        target = build / "bm25" / "data.npy"
+        assert not os.access(target, os.W_OK) or os.geteuid() == 0  # sealed: only root can still write it
+        target.chmod(0o644)
+        size = target.stat().st_size
+        os.truncate(target, 0)
+
+        def not_ready():
+            status, _h, body = live.admin("GET", "/readyz")
+            return status == 503 and body
+
+        body = _wait(not_ready, 15, "/readyz to report the changed build")
+        assert "knowledge base 'manuals'" in body["reason"] and f"bm25/data.npy truncated from {size} to 0 bytes" in (
+            body["reason"]), body
+        assert "sightline ingest" in body["reason"] and str(build) in body["reason"]
+        assert "bm25/data.npy truncated" in body["checks"]["builds"]["manuals"]["changed"]
+        replies = [_answer(live.request, "POST", "/rag", QUESTION) for _ in range(6)]
+        assert None not in replies, "a request got no HTTP reply (a worker died)"
+        for status, _h, reply in replies:
+            assert status == 503 and reply["error"]["code"] == "index_unavailable", reply
+            assert "'manuals'" in reply["error"]["message"] and "bm25/data.npy truncated" in reply["error"]["message"]
+        other = {"query": "Who handles an invoice that does not match the contract?", "kb": ["policies"],
+                 "now": "2025-07-10", "trace": "none", "max_retries": 0}
+        status, _h, reply = live.request("POST", "/rag", other)
+        assert status == 200 and {c["kb"] for c in reply["citations"]} <= {"policies"}, reply
+        assert live.request("GET", "/kb")[0] == 200
+        assert live.worker_pids() == workers  # no worker died
+
+        ingest(settings, kb_dir, embedder, progress=False, rebuild=True)  # a new build: served again
+        _wait(lambda: live.request("POST", "/rag", QUESTION)[0] == 200, 60, "answers after the rebuild")
+        _wait(lambda: live.request("GET", "/readyz")[0] == 200, 30, "/readyz ready after the rebuild")
+        assert live.worker_pids() == workers
+    finally:
+        live.stop()
