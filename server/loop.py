@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from orchestration.compose.extractive import ExtractiveComposer
-from orchestration.compose.llm import LLMComposer
+from orchestration.compose.llm import NOT_SENT, LLMComposer
 from orchestration.executor import Executor
 from orchestration.kb.config import KBConfig
 from orchestration.retrieval.scored import ScoredChunk
@@ -372,7 +372,7 @@ def composer_summary(profile: str, composer: ExtractiveComposer | LLMComposer, a
     model = composer.settings.model if isinstance(composer, LLMComposer) else None
     detail = next((c.detail for c in reversed(calls) if c.outcome != "ok"), None) if final.fallback else None
     return {"profile": profile, "used": final.composer, "model": model, "fallback": final.fallback,
-            "detail": detail, "llm_calls": len([c for c in calls if c.outcome != "budget"]),
+            "detail": detail, "llm_calls": len([c for c in calls if c.outcome not in NOT_SENT]),
             "tokens": {"prompt": sum(c.prompt_tokens or 0 for c in calls),
                        "completion": sum(c.completion_tokens or 0 for c in calls)},
             "llm_ms": round(sum(c.ms for c in calls), 3)}
