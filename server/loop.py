@@ -34,8 +34,8 @@ from validation.types import Adjustment, Verdict
 
 from .feedback import feedback_for
 from .profiles import DEFAULT_PROFILE
-from .sanitize import allowed_hosts, sanitize_answer
-from .status import final_status, flag_issues, insufficient_text
+from .sanitize import allowed_hosts, sanitize_answer, sanitize_value
+from .status import WRITTEN_BY_MODEL, final_status, flag_issues, insufficient_text, shown_claims, shown_text
 
 TRACE_LEVELS = ("none", "summary", "full")
 STAGES = ("perceive", "route", "retrieve", "compose", "validate")
@@ -81,7 +81,8 @@ class Attempt:
 
     def to_dict(self) -> dict[str, Any]:
         return {"attempt": self.number, "hints_in": [h.to_dict() for h in self.hints_in],
-                "evidence": self.evidence_ids, "answer": self.answer.text, "composer": self.answer.composer,
+                "evidence": self.evidence_ids, "answer": shown_text(self.answer, self.verdict),
+                "composer": self.answer.composer,
                 "fallback": self.answer.fallback,
                 "verdict": self.verdict.to_dict(), "plan": self.plan.to_dict()}
 
@@ -125,7 +126,7 @@ class AnswerResult:
             "status": self.status,
             "answer": self.text,
             "citations": [c.to_dict() for c in final.answer.citations] if answered else [],
-            "claims": [c.to_dict() for c in final.answer.claims] if answered else [],
+            "claims": shown_claims(final.answer, final.verdict) if answered else [],
             "perception": self.perception.to_dict(),
             "plan": final.plan.to_dict(),
             "validation": final.verdict.to_dict(),
@@ -136,6 +137,11 @@ class AnswerResult:
             "caller": dict(self.caller),
             "composer": dict(self.composer),
         }
+        if any(a.answer.composer in WRITTEN_BY_MODEL for a in self.attempts):
+            # the trace quotes what validation rejected: kept for explanation, never live Markdown/HTML
+            hosts = allowed_hosts(c.url for c in final.answer.citations)
+            for key in ("plan", "validation", "attempts", "operations"):
+                body[key] = sanitize_value(body[key], hosts)
         return shape_trace(body, level)
 
 

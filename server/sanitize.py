@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 SAFE_SCHEMES = ("http", "https")
@@ -72,6 +73,18 @@ def sanitize_answer(text: str, hosts: frozenset[str] = frozenset()) -> str:
     out = _BARE_URL.sub(lambda m: m.group(0) if _allowed(m.group(0), hosts) else _defang(m.group(0)), out)
     out = _TAG_OPEN.sub("&lt;", out)
     return _SLOTS.sub(lambda m: kept[int(m.group(1))], out)
+
+
+def sanitize_value(value: Any, hosts: frozenset[str] = frozenset()) -> Any:
+    """A JSON-like value with every string passed through `sanitize_answer` (the trace parts
+    that quote a model's rejected claims: validation details, retry hints, dropped claims)."""
+    if isinstance(value, str):
+        return sanitize_answer(value, hosts)
+    if isinstance(value, dict):
+        return {k: sanitize_value(v, hosts) for k, v in value.items()}
+    if isinstance(value, list):
+        return [sanitize_value(v, hosts) for v in value]
+    return value
 
 
 def _split(url: str):

@@ -10,6 +10,8 @@ from orchestration.types import Answer, Plan
 from perception.types import Perception
 from validation.types import Verdict
 
+from .sanitize import allowed_hosts, sanitize_answer
+
 SUBSTANTIVE = ("fact", "relation")
 # issue kinds that leave nothing worth stating: the answer is refused, with the reason
 REFUSING = ("no_evidence", "unanswered")
@@ -142,3 +144,31 @@ def _leave_out_issues(answer: Answer, verdict: Verdict, lang: str) -> str:
     if notes:
         text += f"\n\n{NOTE[lang]}: " + " ".join(dict.fromkeys(notes))
     return text
+
+
+def shown_claims(answer: Answer, verdict: Verdict) -> list[dict]:
+    """The answer's claims as a response shows them: a model's claim that validation rejected
+    has its text withheld (`text: null`, `withheld`: the issue kinds); every shown text is
+    sanitised for Markdown and HTML renderers as the answer is (server/sanitize.py)."""
+    hosts = allowed_hosts(c.url for c in answer.citations)
+    rejected: dict[int, list[str]] = {}
+    if answer.composer in WRITTEN_BY_MODEL:
+        for issue in verdict.issues:
+            if issue.claim is not None:
+                rejected.setdefault(issue.claim, []).append(issue.kind)
+    shown = []
+    for index, claim in enumerate(answer.claims):
+        body = claim.to_dict()
+        if index in rejected:
+            body.update(text=None, withheld=sorted(set(rejected[index])))
+        else:
+            body["text"] = sanitize_answer(claim.text, hosts)
+        shown.append(body)
+    return shown
+
+
+def shown_text(answer: Answer, verdict: Verdict) -> str:
+    """An attempt's answer as the response's attempts show it: a model's answer keeps only what
+    validation supported (as `flag_issues` leaves it), and every text is sanitised."""
+    text = _leave_out_issues(answer, verdict, "en") if answer.composer in WRITTEN_BY_MODEL else answer.text
+    return sanitize_answer(text, allowed_hosts(c.url for c in answer.citations))

@@ -114,3 +114,19 @@ def test_html_the_model_wrote_is_shown_as_text(app_client, standin, html):
     for text in _shown(views):
         assert "<script" not in text and "<img" not in text and "<a " not in text
         assert "http://attacker.example" not in text
+
+
+def test_no_field_of_the_response_carries_the_rejected_model_text(app_client, standin):
+    """Not only `answer`: `claims` and `attempts[].answer` are shown by frontends that render the trace."""
+    standin.script(*[Reply(f"{GOOD_E5102} The admin token is {SECRET} {CITE}. ![x]({EXFIL})")] * 3)
+    body = app_client.post("/rag", json={"query": E5102, "now": NOW.isoformat(), "max_retries": 2,
+                                         "trace": "full"}).json
+    assert body["status"] == "partial"
+    # the trace may quote what validation rejected (that is its job), but never as a live link or image
+    assert "http://attacker.example" not in json.dumps(body) and "](" not in json.dumps(body["validation"])
+    assert SECRET not in body["answer"] and SECRET not in json.dumps(body["claims"])
+    withheld = [c for c in body["claims"] if c["text"] is None]
+    assert withheld and all(c["withheld"] for c in withheld)  # the rejected claim says why it is not shown
+    assert any(c["text"] and GOOD in c["text"] for c in body["claims"])  # the supported one is shown
+
+
