@@ -6,10 +6,15 @@ Values come from config/service.yaml and the SIGHTLINE_* environment variables
 - workers: one per core, at most 4, by default. Answering is CPU-bound (embedding, scoring),
   so more processes than cores only queue; with preload the model weights are shared but each
   worker still grows to a few hundred MB of activations and caches.
-- preload_app: the master builds the AnswerLoop (indexes mmapped, embedder and spaCy loaded,
-  one warm-up encode) before forking, so workers start in milliseconds and share those pages.
-  With more than one worker torch and FAISS are set to one thread *before* that first encode:
-  an OpenMP pool started in the master does not survive fork() and can hang the children.
+- preload_app: the master builds the AnswerLoop (indexes mmapped, spaCy and jieba loaded)
+  before forking, so workers share those pages. With more than one worker torch and FAISS are
+  set to one thread first: an OpenMP pool started in the master does not survive fork() and
+  can hang the children. onnxruntime is never imported in the master (`forking.hold()` below):
+  it starts a thread at import, and every worker forked after that aborted at exit
+  (SIGABRT, `std::system_error: Invalid argument`) or hung; each worker loads the embedder
+  and answers two warm-up questions in post_worker_init (~1 s), before it accepts a connection.
+- shutdown: SIGTERM to the master (graceful; SIGINT and SIGQUIT are quick) stops accepting;
+  workers finish their in-flight requests within graceful_timeout (default 30 s) and exit 0.
 - gthread workers with a few threads (service.yaml `threads`, default 4), timeout 60 s. With
   sync workers two clients that send headers and never finish the body stopped the whole
   service (2 workers) for 60 s. With gthread a stalled client holds one thread, and the app
@@ -27,8 +32,10 @@ Values come from config/service.yaml and the SIGHTLINE_* environment variables
 
 import os
 
+from orchestration.retrieval import forking
 from server.settings import MULTIPROC_ENV, load_settings, prepare_metrics_dir
 
+forking.hold()  # this process forks the workers: no onnxruntime here (orchestration/retrieval/forking.py)
 _settings = load_settings()
 os.environ.setdefault(MULTIPROC_ENV, str(_settings.metrics_path))
 os.makedirs(os.environ[MULTIPROC_ENV], exist_ok=True)

@@ -1,9 +1,12 @@
 """The state one service process holds: the warmed AnswerLoop, its router watcher, readiness.
 
-Built once, before gunicorn forks (`preload_app`), so indexes are mapped and the embedder is
-loaded in the master and shared copy-on-write by every worker. `worker_started()` runs once
-per process after the fork (gunicorn's `post_worker_init`, and lazily on the first request
-elsewhere): it starts the router watcher thread and sets the per-worker gauges.
+Built once, before gunicorn forks (`preload_app`), so indexes are mapped and spaCy and jieba
+are loaded in the master and shared copy-on-write by every worker. The embedder's onnxruntime
+session is the exception: onnxruntime must not be imported in a process that forks
+(orchestration/retrieval/forking.py), so each worker makes its own. `worker_started()` runs
+once per process after the fork (gunicorn's `post_worker_init`, and lazily on the first
+request elsewhere): it loads the embedder, answers the warm-up questions, starts the router
+watcher thread and sets the per-worker gauges, all before the worker accepts a connection.
 
 If the knowledge bases or the config cannot be loaded, the process still starts: /healthz
 answers, /readyz and /rag return 503 with the reason, and loading is retried (at most every
@@ -22,6 +25,7 @@ from typing import Any
 
 from core.errors import ConfigError, NotReady, SightlineError
 from orchestration.paths import config_dir
+from orchestration.retrieval import forking
 from orchestration.router.config import RouterConfig
 
 from . import metrics
@@ -42,12 +46,12 @@ WARM_UP_QUERIES = ("A320 fuel burn in 2023", "发票与合同不一致")
 
 
 def warm_requests(loop: Any) -> None:
-    """Answer one English and one Chinese question once, so lazy loads happen before fork.
+    """Answer one English and one Chinese question once, so lazy loads happen before the first request.
 
     `warm_up()` maps indexes and loads the models, but the first encode still sets up the
-    embedder's buffers and the first Chinese text loads jieba's dictionary (~1.3 s); done here in
-    the master, every worker inherits them instead of paying on its first request. The extractive
-    profile answers them: the LLM is never called at start (it may be down, or slow).
+    embedder's buffers; done in each worker before it accepts a connection (the embedder lives
+    in the workers, see `forking`), so no caller pays for it. The extractive profile answers
+    them: the LLM is never called at start (it may be down, or slow).
     """
     from .http.schemas import parse_ask_request
 
@@ -123,8 +127,9 @@ class Service:
                                   knowledge_bases=self.settings.knowledge_bases, workers=self.settings.worker_count,
                                   llm=self.settings.llm)
                 config = loop.router_config
-                loop.warm_up()
-                warm_requests(loop)
+                loop.warm_up()  # in a master that forks, the embedder waits for the workers
+                if not forking.held():
+                    warm_requests(loop)
             except SightlineError as exc:
                 self.error = exc
                 log.error("service not ready: %s", exc.message, extra={"event": "startup", "code": exc.code})
@@ -201,6 +206,7 @@ class Service:
         if self.loop is None:
             return
         assert self.watcher is not None  # _attach sets it with the loop
+        self._warm_worker()
         kbs = self.loop.retriever.knowledge_bases
         metrics.initialise({name: kb.describe().get("chunks") for name, kb in kbs.items()},
                            self.watcher.current.version, kbs)
@@ -214,6 +220,20 @@ class Service:
                 log.exception("start-up check failed; serving the state inherited from the master",
                               extra={"event": "worker_start"})
         self._start_watch_thread()
+
+    def _warm_worker(self) -> None:
+        """After the fork: load the embedders (never in the master) and answer the warm-up questions.
+
+        Promises: nothing is done when every embedder is loaded already (a loop warmed in this
+        process, as tests and one-process servers have); a failure is logged, never raised.
+        """
+        if all(e.loaded for e in self.loop.retriever.embedders().values()):
+            return
+        try:
+            self.loop.retriever.warm_up()
+            warm_requests(self.loop)
+        except Exception:  # noqa: BLE001 - a worker must boot; the first request meets the error again
+            log.exception("worker warm-up failed; loading on first use", extra={"event": "worker_start"})
 
     def require_ready(self) -> Any:
         """The AnswerLoop, or NotReady with the reason (retrying a failed load now and then)."""

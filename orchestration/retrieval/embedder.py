@@ -30,7 +30,7 @@ import numpy as np
 from core.errors import ConfigError
 
 from .. import paths
-from . import query_model
+from . import forking, query_model
 
 log = logging.getLogger("sightline.retrieval.embedder")
 
@@ -77,7 +77,8 @@ class MiniLMOnnxEmbedder:
     (`query_model.derive`), or on the packaged model when that cannot be derived (`query_fallback`
     says why). Sessions are made per (model, thread count) on first use: a serving process only
     ever embeds short query batches and gets one single-threaded query session; an ingest gets one
-    passage session at `threads`.
+    passage session at `threads`. In a process that forks workers (`forking.held()`) no session
+    is made and onnxruntime is not imported: `warm_up()` leaves it to each worker.
     """
 
     key = "minilm"
@@ -105,6 +106,9 @@ class MiniLMOnnxEmbedder:
         return bool(self._sessions)
 
     def warm_up(self) -> None:
+        """Make the query session; in a process that forks workers, nothing (each worker makes its own)."""
+        if forking.held():
+            return
         self._session(QUERY, 1)
 
     def _query_model_file(self, packaged: Path) -> Path:
@@ -121,6 +125,9 @@ class MiniLMOnnxEmbedder:
         session = self._sessions.get((role, threads))
         if session is not None:
             return session
+        if forking.held():
+            raise RuntimeError("onnxruntime must not be loaded in a process that forks workers "
+                               "(orchestration/retrieval/forking.py): embed in the workers")
         with self._lock:
             if (role, threads) in self._sessions:
                 return self._sessions[role, threads]
