@@ -1,7 +1,8 @@
-"""Reading a request body: at most the limit, within the body timeout, decoded as JSON.
+"""Reading a request body: at most the limit, within one deadline for the whole body, decoded as JSON.
 
 Shared by POST /rag and POST /v1/chat/completions; every failure is a RequestError subclass
-(400, 408, 413) naming the field "body".
+(400, 408, 413) naming the field "body". The body timeout bounds the whole body, not each
+read (deadline.py), so a client dripping bytes cannot hold a worker thread past it.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from flask import request
 
 from core.errors import PayloadTooLarge, RequestError, RequestTimeout
 
+from .deadline import BodyDeadline
 from .schemas import MAX_JSON_DEPTH
 
 
 def read_body(limit: int, timeout: float = 10.0) -> bytes:
-    """The request body, at most `limit` bytes; PayloadTooLarge (413) beyond, chunked or not.
+    """The request body, at most `limit` bytes; PayloadTooLarge (413) beyond, chunked or not;
+    RequestTimeout (408) when the whole body has not arrived `timeout` seconds after reading began.
 
     werkzeug enforces MAX_CONTENT_LENGTH on a declared Content-Length, but a chunked body
     (no length) was silently cut at the limit and answered; here both are refused alike.
@@ -25,21 +28,19 @@ def read_body(limit: int, timeout: float = 10.0) -> bytes:
     if request.content_length is not None and request.content_length > limit:
         raise PayloadTooLarge(f"the request body is {request.content_length} bytes; the limit is {limit} bytes",
                               field="body")
-    sock = request.environ.get("gunicorn.socket")
-    if sock is not None:
-        sock.settimeout(timeout)
     # werkzeug's stream stops quietly at MAX_CONTENT_LENGTH when no length is declared and turns
     # a read timeout into a generic 400, so the body is read from the server's own input
     # (gunicorn decodes chunks and stops at a declared Content-Length)
     stream = request.environ["wsgi.input"]
-    try:
-        raw = stream.read(limit + 1)
-    except (TimeoutError, OSError) as exc:
-        raise RequestTimeout(f"the request body did not arrive within {timeout:g} s "
-                             f"({type(exc).__name__}); send it whole", field="body") from None
-    finally:
-        if sock is not None:
-            sock.settimeout(None)
+    with BodyDeadline(request.environ.get("gunicorn.socket"), timeout) as deadline:
+        try:
+            raw = stream.read(limit + 1)
+        except (TimeoutError, OSError) as exc:
+            raise RequestTimeout(f"the request body did not arrive within {timeout:g} s "
+                                 f"({type(exc).__name__}); send it whole", field="body") from None
+    if deadline.expired:
+        raise RequestTimeout(f"the request body did not arrive within {timeout:g} s (the whole body "
+                             f"has one deadline; {len(raw)} bytes came); send it whole", field="body")
     if len(raw) > limit:
         raise PayloadTooLarge(f"the request body is larger than the limit of {limit} bytes", field="body")
     if request.content_length is not None and len(raw) < request.content_length:
