@@ -1,4 +1,4 @@
-"""The `sightline` command line: ingest, kb, perceive, ask, keys, serve, eval, bench.
+"""The `sightline` command line: ingest, kb, perceive, ask, keys, serve, proxy, eval, bench.
 
 One module per subcommand; this one builds the parser and runs the chosen command. Every
 subcommand validates its arguments and reports a SightlineError as one line on stderr with
@@ -22,6 +22,7 @@ from .ingest import cmd_ingest
 from .kb import cmd_kb
 from .keys import cmd_keys
 from .options import acl_groups, iso_date, positive_int
+from .proxy import cmd_proxy
 from .serve import cmd_serve
 
 
@@ -96,6 +97,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=positive_int,
                        help="worker processes (default one per core, at most 4; env SIGHTLINE_WORKERS)")
     serve.set_defaults(func=cmd_serve)
+
+    proxy = sub.add_parser("proxy", help="run HAProxy in front of `sightline serve`: whole requests only, "
+                                         "a slow client gets 408 and never holds a worker (docs/SERVICE.md)")
+    proxy.add_argument("--listen", default="127.0.0.1:8080", help="host:port for clients (default 127.0.0.1:8080)")
+    proxy.add_argument("--upstream", help="host:port of `sightline serve` (default: its host and port)")
+    proxy.add_argument("--request-timeout", type=positive_int,
+                       help="seconds for a whole request, headers and body (default limits.body_timeout_seconds)")
+    proxy.add_argument("--print-env", action="store_true",
+                       help="print the SIGHTLINE_PROXY_* variables for running haproxy yourself, and exit")
+    proxy.set_defaults(func=cmd_proxy)
 
     evaluate = sub.add_parser("eval", help="evaluate on public benchmark sets")
     evaluate.add_argument("sets", nargs="+", choices=["scifact", "multihop", "rgb", "hotpotqa", "peps"])
