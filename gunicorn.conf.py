@@ -18,10 +18,12 @@ Values come from config/service.yaml and the SIGHTLINE_* environment variables
 - gthread workers with a few threads (service.yaml `threads`, default 4), timeout 60 s. With
   sync workers two clients that send headers and never finish the body stopped the whole
   service (2 workers) for 60 s. With gthread a stalled client holds one thread, and the app
-  reads a body with a socket timeout (`limits.body_timeout_seconds`, 408 after it), while the
-  CPU-bound answer loop still runs one request at a time per worker (the loop lock), so
-  the CPU path stays one request per core. For clients on slow networks, put a buffering
-  proxy in front (docs/SERVICE.md has an nginx example).
+  reads a body within one deadline for the whole body (`limits.body_timeout_seconds`, 408
+  after it; server/http/deadline.py), while the CPU-bound answer loop still runs one request
+  at a time per worker (the loop lock), so the CPU path stays one request per core. Threads
+  are few, though: 200 slow connections held them all. In production run HAProxy in front
+  (`sightline proxy`, config/haproxy/sightline.cfg, docs/SERVICE.md): it takes each request
+  whole before gunicorn sees it.
 - pre_fork: before forking a worker the master takes up the last good router config any
   worker accepted (server/reload.py), so a replacement worker never boots from a bad file.
 - metrics: PROMETHEUS_MULTIPROC_DIR must be set before prometheus_client is imported, so it
