@@ -44,14 +44,15 @@ class CitationBook:
         """
         self.snippet_chars = snippet_chars
         self._numbers: dict[str, int] = {}
-        self._entries: list[tuple[ScoredChunk, str]] = []
+        self._entries: list[tuple[ScoredChunk, str, str | None]] = []
 
-    def cite(self, chunk: ScoredChunk, sentence: str | None = None) -> int:
+    def cite(self, chunk: ScoredChunk, sentence: str | None = None, unit: str | None = None) -> int:
         """The number of `chunk`, assigning the next one on first use.
 
         Args:
             chunk: the evidence chunk cited.
             sentence: the sentence quoted from it (the snippet, when this is the first use).
+            unit: what the quoted text is (sentence, item, table_row, code), when known.
 
         Returns:
             The 1-based citation number.
@@ -60,13 +61,13 @@ class CitationBook:
         if n is None:
             n = len(self._entries) + 1
             self._numbers[chunk.chunk_id] = n
-            self._entries.append((chunk, sentence or chunk.text))
+            self._entries.append((chunk, sentence or chunk.text, unit if sentence else None))
         return n
 
     def citations(self) -> list[Citation]:
         """The citations, numbered 1..N in order of first use."""
         out: list[Citation] = []
-        for n, (chunk, sentence) in enumerate(self._entries, start=1):
+        for n, (chunk, sentence, unit) in enumerate(self._entries, start=1):
             meta = chunk.metadata or {}
             out.append(Citation(
                 n=n, chunk_id=chunk.chunk_id, kb=chunk.kb,
@@ -77,7 +78,8 @@ class CitationBook:
                 published_at=_text_or_none(meta.get("published_at")),
                 status=_text_or_none(meta.get("status")),
                 page=_page(meta.get("page")),
-                url=_text_or_none(meta.get("url"))))
+                url=_text_or_none(meta.get("url")),
+                unit=unit, section=_text_or_none(meta.get("section"))))
         return out
 
     def source_name(self, chunk: ScoredChunk) -> str:

@@ -163,7 +163,9 @@ class ExtractiveComposer:
             shape = (f"fills the {focus.slot} slot" if candidate.notes.get("fills_slot") else
                      f"no {focus.slot} stated" if focus.slot not in OPEN_SLOTS else "open question")
             covers = candidate.notes.get("coverage", 0)
-            facts = f"score {candidate.score:.2f}, {shape}, covers {covers:.0%} of its terms"
+            section = candidate.chunk.metadata.get("section") if candidate.chunk.metadata else None
+            where = f"{candidate.unit} under '{section}'" if section else candidate.unit
+            facts = f"{where}, score {candidate.score:.2f}, {shape}, covers {covers:.0%} of its terms"
             if candidate.key in picked:
                 decisions[key] = f"chosen: {facts}"
             elif candidate.score <= 0:
@@ -220,8 +222,8 @@ class ExtractiveComposer:
         if finding.relation is None or finding.points is None:
             return None
         pa, pb = finding.points
-        na = book.cite(pa.candidate.chunk, pa.candidate.text)
-        nb = book.cite(pb.candidate.chunk, pb.candidate.text)
+        na = book.cite(pa.candidate.chunk, pa.candidate.text, pa.candidate.unit)
+        nb = book.cite(pb.candidate.chunk, pb.candidate.text, pb.candidate.unit)
         key = "date_relation" if finding.kind == "date" else "value_relation"
         text = glue(language, key, a=pa.side.name, b=pb.side.name, va=f"{pa.text} [{na}]", vb=f"{pb.text} [{nb}]",
                     sa=book.source_name(pa.candidate.chunk), sb=book.source_name(pb.candidate.chunk),
@@ -238,7 +240,7 @@ class ExtractiveComposer:
     def _fact(self, candidate: Candidate, book: CitationBook, entity: str | None = None) -> Claim:
         """A fact claim quoting the sentence verbatim, its [n] marker appended (a code block
         fenced, so it reads as the configuration it is, its marker after the fence)."""
-        n = book.cite(candidate.chunk, candidate.text)
+        n = book.cite(candidate.chunk, candidate.text, candidate.unit)
         text = f"```\n{candidate.text}\n``` [{n}]" if candidate.notes.get("code") else f"{candidate.text} [{n}]"
         return Claim(text=text, citations=[n],
                      numbers=[q.text for q in candidate.quantities], kind="fact", entity=entity)

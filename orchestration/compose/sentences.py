@@ -83,6 +83,11 @@ class Candidate:
         return stated_dates(self.text)
 
     @property
+    def unit(self) -> str:
+        """What the candidate is in its document: "sentence", "table_row" or "code"."""
+        return "table_row" if self.notes.get("table") else "code" if self.notes.get("code") else "sentence"
+
+    @property
     def key(self) -> tuple[str, int]:
         """A stable identity: (chunk id, offset in the chunk)."""
         return (self.chunk.chunk_id, self.start)

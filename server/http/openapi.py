@@ -79,10 +79,17 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
     citation = _obj({"n": INT, "chunk_id": STR, "kb": STR, "source": NSTR, "title": STR, "updated_at": NSTR,
                      "snippet": STR, "published_at": NSTR, "status": NSTR,
                      "page": NINT,
+                     "unit": {**NSTR, "description": "What the cited text is in its document: sentence, "
+                              "table_row or code."},
+                     "section": {**NSTR, "description": "The heading the cited chunk falls under."},
                      "url": {**NSTR, "description": "The document's own address (metadata url); answer links and "
                              "images may point at its host only."}},
                     required=["n", "chunk_id", "kb", "source", "title", "updated_at", "snippet"])
-    claim = _obj({"text": STR, "citations": _arr(INT), "numbers": _arr(STR), "kind": STR}, )
+    claim = _obj({"text": {**NSTR, "description": "null when a model wrote it and validation rejected it (see "
+                                              "withheld)"},
+                  "withheld": {**_arr(STR), "description": "Why a model's claim is not shown: its issue kinds."},
+                  "citations": _arr(INT), "numbers": _arr(STR), "kind": STR},
+                 required=["text", "citations", "numbers", "kind"])
     entity = _obj({"text": STR, "label": STR, "span": _arr(INT), "origin": {"enum": ["ner", "rule", "pattern"]}})
     perception = _obj({
         "query": STR, "language": STR, "action": STR, "entities": _arr(entity),

@@ -130,11 +130,16 @@ class _Writer:
     def __init__(self) -> None:
         self.out = CleanText()
         self.run: list[str] = []
+        self.term = ""          # a <dt> waiting for its <dd>: "term: meaning"
 
     def flush(self) -> None:
-        if self.run:
-            self.out.paragraph("".join(self.run))
-            self.run = []
+        text = one_line("".join(self.run))
+        self.run = []
+        if not text:
+            return
+        if self.term:
+            text, self.term = f"{self.term}: {text}", ""
+        self.out.paragraph(text)
 
     def walk(self, node: Tag) -> None:
         for child in node.children:
@@ -157,6 +162,15 @@ class _Writer:
                 self.run.append(" ")
             elif name in ("img", "hr"):
                 continue
+            elif name == "dt":
+                self.flush()
+                if self.term:  # a term without a meaning of its own (several <dt> for one <dd>)
+                    self.out.paragraph(self.term)
+                self.term = one_line(child.get_text(" "))
+            elif name == "dd":
+                self.run = []  # what stood between the <dt> and its <dd> is white space
+                self.walk(child)
+                self.flush()
             elif name in _BLOCKS or name in _CONTAINERS and name != "span":
                 self.flush()
                 self.walk(child)
