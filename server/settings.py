@@ -93,7 +93,7 @@ class ServiceSettings:
         gateway: a trusted gateway's headers ({groups_header, user_header}); None: off. Turn it
             on only when the service is reachable solely through that gateway.
         trusted_proxy_hops: reverse proxies in front whose X-Forwarded-For is believed (0: none,
-            the socket's address is the client's). Set 1 behind the shipped nginx config, so
+            the socket's address is the client's). Set 1 behind the shipped HAProxy config, so
             per-address limits (failed admin attempts) see clients, not the proxy; never more
             than the proxies really there, or a client can pick its own address.
         admin_free_failures: failed admin attempts in a row an address may make before it is

@@ -66,6 +66,8 @@ NOT_RUNNABLE = {
     "SIGHTLINE_LLM_BASE_URL=http://127.0.0.1:11434/v1 SIGHTLINE_LLM_MODEL=llama3.1:8b SIGHTLINE_LLM_TIMEOUT=20 "
     ".venv/bin/sightline serve": "serves in the foreground against a model server no test machine has; the LLM path "
                                 "runs against tests/llm_standin.py (tests/server/test_llm_*.py)",
+    "sudo apt-get install haproxy": "installs a system package and serves in the foreground; the same commands "
+                                    "run the real service and the real proxy in tests/reliability/test_slow_clients.py",
 }
 # Blocks the tests below run, by section (and language).
 RUN = {("The API", "sh"), ("Your own documents", "sh"), ("Chat frontends (OpenAI API)", "sh"),
