@@ -96,7 +96,8 @@ def test_every_error_class_reaches_the_caller_with_its_own_status_and_code(cls):
 
     @app.route("/boom")
     def boom():
-        raise cls("what went wrong", "reason") if cls.__name__ == "Unauthenticated" else cls("what went wrong")
+        extra = {"Unauthenticated": ("reason",), "NoUsableDocuments": ({"skipped": []},)}.get(cls.__name__, ())
+        raise cls("what went wrong", *extra)
 
     response = app.test_client().get("/boom")
     assert response.status_code == cls.http_status

@@ -23,7 +23,7 @@ from .test_prometheus import dashboard_queries, run_prometheus
 
 pytestmark = pytest.mark.slow
 README = paths.REPO_ROOT / "README.md"
-SECTION = "## Generated answers (an LLM behind any OpenAI-compatible server)"
+SECTION = "## Generated answers (an LLM)"
 
 
 def readme_steps() -> tuple[dict[str, str], dict]:
