@@ -14,6 +14,7 @@ import logging
 import re
 import threading
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -25,7 +26,8 @@ from perception.keywords import KeywordRules
 from perception.language import detect_language
 from perception.ner import StatisticalNER
 from perception.publications import unknown_publications
-from perception.slots import asked_slot, slot_head
+from perception.question import question_kind, read_query
+from perception.slots import slot_head
 from perception.timeexpr import TimeRules
 from perception.types import Constraints, Entity, Perception
 
@@ -209,12 +211,19 @@ class PerceptionAgent:
                                   doc_type=distinct_values(doc_types),
                                   source=list(dict.fromkeys(sources)), quantitative=bool(quant),
                                   unknown_sources=self._unknown_sources(text))
-        slot, slot_rule = asked_slot(text, action, constraints.quantitative)
+        row = question_kind(cfg.question_kinds, text, action, constraints.quantitative)
+        if row is not None and row.kind == "meaning" and quant:
+            # "What does SLA mean?" asks for a definition: its "mean" is no average
+            constraints = replace(constraints, quantitative=False)
+            notes = [n for n in notes if n != quant[0].note()]
+        slot = row.slot if row else "fact"
         head = slot_head(text, slot)
-        notes.append({"rule": f"slot.{slot_rule}", "text": text,
-                      "produced": {"slot": slot, "head": head} if head else {"slot": slot}})
+        question = read_query(cfg, text, action, constraints.quantitative, head)
+        notes.append({"rule": f"slot.{row.rule if row else 'default'}", "text": text,
+                      "produced": {"slot": slot, "kind": question.kind, **({"head": head} if head else {}),
+                                   **({"unit": question.unit} if question.unit else {})}})
         return Perception(query=text, language=language, action=action, entities=entities,
-                          constraints=constraints, keywords=keywords, notes=notes, slot=slot, slot_head=head)
+                          constraints=constraints, keywords=keywords, notes=notes, question=question)
 
     def _unknown_sources(self, text: str) -> list[str]:
         """Publications the query cites that no known source covers (perception/publications.py)."""

@@ -16,7 +16,7 @@ from typing import Any
 from core import configfile as check
 from core.configfile import Where
 from core.errors import ConfigError
-from core.vocab import ACTIONS, DOC_TYPE_VALUES, ENTITY_LABELS, STATUS_VALUES
+from core.vocab import ACTIONS, DOC_TYPE_VALUES, ENTITY_LABELS, SLOTS, STATUS_VALUES
 from core.yamlconfig import config_version, parse_yaml
 
 CONFIG_FILE = "perception.yaml"
@@ -24,9 +24,11 @@ CONFIG_DIR_ENV = "SIGHTLINE_CONFIG_DIR"
 TIME_UNITS = ("day", "week", "month", "quarter", "year")
 MODIFIER_KINDS = ("before", "after", "since", "until", "before_post", "after_post", "since_post")
 PART_KINDS = ("early", "mid", "late")
+UNIT_KINDS = ("money", "time", "noun")  # what a question kind's asked amount is measured in
+UNIT_WORD_KINDS = ("money", "time")     # questions.units: the nouns saying each unit
 
 _TOP_KEYS = ("version", "language", "actions", "quantitative", "status", "doc_type",
-             "document_nouns", "status_words", "entities", "sources", "time", "keywords")
+             "document_nouns", "status_words", "entities", "sources", "time", "questions", "keywords")
 
 
 def default_config_path() -> Path:
@@ -107,6 +109,45 @@ class TimeConfig:
 
 
 @dataclass(frozen=True)
+class QuestionKind:
+    """One row of the question-kind table (questions.kinds): how a kind of question is recognised.
+
+    Args:
+        kind: the row's name ("how_many", "meaning", ...).
+        slot: the kind of fact that answers it (core.vocab.SLOTS).
+        unit: what an asked amount is measured in: "money", "time", "noun" (the noun after the
+            cue decides) or "" (no amount).
+        action: the row matches when Perception's action is this one ("" for a cue row).
+        quantitative: the row matches when the query asks for a number.
+        english: English cues (case-insensitive regexes).
+        chinese: Chinese cues.
+    """
+
+    kind: str
+    slot: str
+    unit: str = ""
+    action: str = ""
+    quantitative: bool = False
+    english: tuple[re.Pattern, ...] = ()
+    chinese: tuple[re.Pattern, ...] = ()
+
+    @property
+    def rule(self) -> str:
+        """What decided it, for the trace: "action=compare", "constraint=quantitative", "pattern:<slot>"."""
+        if self.action:
+            return f"action={self.action}"
+        return "constraint=quantitative" if self.quantitative else f"pattern:{self.slot}"
+
+    def matches(self, text: str, action: str, quantitative: bool) -> bool:
+        """True when this row reads the query (its action, its constraint, or one of its cues)."""
+        if self.action:
+            return action == self.action
+        if self.quantitative:
+            return quantitative
+        return any(p.search(text) for p in self.english) or any(p.search(text) for p in self.chinese)
+
+
+@dataclass(frozen=True)
 class PerceptionConfig:
     """Everything config/perception.yaml says, validated.
 
@@ -148,6 +189,8 @@ class PerceptionConfig:
     keyword_min_length: int
     stopwords_en: frozenset[str]
     stopwords_zh: frozenset[str]
+    question_kinds: tuple[QuestionKind, ...] = ()
+    question_units: dict[str, frozenset[str]] = field(default_factory=dict)
     raw: dict = field(repr=False, default_factory=dict)
 
 
@@ -408,6 +451,36 @@ def _time(where: Where, value: Any) -> TimeConfig:
                       modifiers=modifiers, parts=parts, cues=_phrases(where.at("cues"), sec.get("cues")))
 
 
+def _questions(where: Where, value: Any) -> tuple[tuple[QuestionKind, ...], dict[str, frozenset[str]]]:
+    """Validate the `questions` section: the kinds table (rows in order) and the unit nouns."""
+    sec = check.mapping(where, value, ("kinds", "units"), required=("kinds",))
+    at_kinds = where.at("kinds")
+    rows: list[QuestionKind] = []
+    seen: set[str] = set()
+    for i, item in enumerate(_list(at_kinds, sec["kinds"], "'- {kind: ..., slot: ..., en: [...]}'")):
+        at = _item(at_kinds, i)
+        row = check.mapping(at, item, ("kind", "slot", "unit", "action", "quantitative", "en", "zh"),
+                            required=("kind", "slot"))
+        kind = check.text(at.at("kind"), row["kind"]).strip()
+        if kind in seen:
+            raise at.at("kind").fail(f"kind {kind!r} is listed twice; give each row its own name")
+        seen.add(kind)
+        english = _regexes(at.at("en"), row.get("en"))
+        chinese = _regexes(at.at("zh"), row.get("zh"))
+        action = check.choice(at.at("action"), row["action"], ACTIONS, "action") if "action" in row else ""
+        quantitative = check.boolean(at.at("quantitative"), row.get("quantitative", False))
+        if not (english or chinese or action or quantitative):
+            raise at.fail(f"kind {kind!r} has nothing to match; give it en or zh cues, an action or "
+                          "'quantitative: true'")
+        rows.append(QuestionKind(
+            kind=kind, slot=check.choice(at.at("slot"), row["slot"], SLOTS, "slot"),
+            unit=check.choice(at.at("unit"), row["unit"], UNIT_KINDS, "unit") if "unit" in row else "",
+            action=action, quantitative=quantitative, english=english, chinese=chinese))
+    units = {name: frozenset(w.lower() for w in _phrases(where.at("units").at(name), words))
+             for name, words in check.mapping(where.at("units"), sec.get("units"), UNIT_WORD_KINDS).items()}
+    return tuple(rows), units
+
+
 def parse_config(data: Any, path: Path | str = "<memory>", text: str = "") -> PerceptionConfig:
     """Validate a parsed YAML document and build the typed config.
 
@@ -433,6 +506,7 @@ def parse_config(data: Any, path: Path | str = "<memory>", text: str = "") -> Pe
     srcs = _sources(top.at("sources"), data.get("sources"))
     at_kw = top.at("keywords")
     kw = check.mapping(at_kw, data.get("keywords"), ("min_length", "stopwords_en", "stopwords_zh"))
+    kinds, units = _questions(top.at("questions"), data.get("questions"))
     return PerceptionConfig(
         path=Path(path), version=config_version(text or repr(data)),
         zh_han_per_latin_word=ratio, default_action=act["default"], action_precedence=act["precedence"],
@@ -453,7 +527,7 @@ def parse_config(data: Any, path: Path | str = "<memory>", text: str = "") -> Pe
         keyword_min_length=check.integer(at_kw.at("min_length"), kw.get("min_length", 2), minimum=1),
         stopwords_en=frozenset(w.lower() for w in _phrases(at_kw.at("stopwords_en"), kw.get("stopwords_en"))),
         stopwords_zh=frozenset(_phrases(at_kw.at("stopwords_zh"), kw.get("stopwords_zh"))),
-        raw=data)
+        question_kinds=kinds, question_units=units, raw=data)
 
 
 def load_config(path: Path | str | None = None) -> PerceptionConfig:

@@ -1,91 +1,49 @@
-"""The asked-for slot: what kind of fact would answer the query (core.vocab.SLOTS).
+"""The asked-for slot: what kind of fact would answer the query (core.vocab.SLOTS), and its head.
 
-Validation checks that a cited sentence fills this slot (validation/checks/answerability.py);
-the composer prefers sentences that fill it. Promises: deterministic, English and Chinese;
-the first rule that matches wins, in this order:
+The slot is decided by the question-kind table of config/perception.yaml (`questions.kinds`,
+read by perception/question.py): the first row that matches wins. The rows, in order:
 
-| slot        | read from                                                                  |
-|-------------|----------------------------------------------------------------------------|
-| relation    | action compare                                                             |
-| procedure   | action how_to, or "how do/can/to/should", "steps", "procedure", 如何/怎么/步骤/流程 |
-| list        | action list                                                                |
-| duration    | "how long", "for how many days/years", "what is the ... period/timeout/retention", 多久/多长时间 |
-| amount      | "how much", "what does it cost", "what is the price/fee/...", 多少钱/金额是多少 |
-| number      | "how many", "what percentage/rate/number", quantitative constraint, 多少/几  |
-| date        | "when", "what year/date/day", "since when", 何时/什么时候/哪一年/哪天/日期       |
-| actor       | "who", "whom", "which company/team/person/...", 谁/哪家/哪个部门/由谁          |
-| place       | "where", "which country/city", 哪里/在哪                                    |
-| yes_no      | a question opening with is/are/was/does/can/has/should/will..., 是否/吗     |
-| definition  | "what is/are X" (not "the default/current/maximum X": a value), "define", "meaning of", 什么是/是什么 |
-| fact        | anything else (a lookup whose shape is open)                               |
+| slot        | kinds (rows)                       | read from                                      |
+|-------------|------------------------------------|------------------------------------------------|
+| relation    | compare                            | action compare                                 |
+| procedure   | how_to, procedure                  | action how_to, "how do/can/to", "steps", 如何/步骤 |
+| list        | list                               | action list                                    |
+| fact        | summary                            | action summarize                               |
+| duration    | how_often, duration                | "how often", "how long", "what is the ... period", 多久 |
+| amount      | cost, how_much                     | "what does it cost", "the price/fee", "how much <noun>", 多少钱 |
+| number      | how_many, number                   | "how many", "what percentage/rate/number", 多少/几 |
+| date        | date                               | "when", "what year/date", 何时/什么时候            |
+| actor       | actor                              | "who", "which company/team", 谁/哪家            |
+| place       | place                              | "where", "which country/city", 哪里/在哪         |
+| yes_no      | yes_no                             | is/are/does/can... first, 是否/吗               |
+| definition  | meaning                            | "what does X mean", "define", "meaning of"     |
+| number      | quantity                           | the quantitative constraint                     |
+| definition  | what_is                            | "what is/are X" (not "the default X"), 什么是/是什么 |
+| fact        | (none)                             | anything else (a lookup whose shape is open)    |
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 from core.segment import default_tokenizer
 from core.text import HAN_RUN, has_han
 
+from .config import load_config
+from .question import question_kind
+
 _EN = re.IGNORECASE
-_PROCEDURE_EN = re.compile(r"\bhow\s+(?:do|does|did|can|could|should|would|to|must)\b|"
-                           r"\b(?:steps?|procedure|process|instructions?|workflow)\b", _EN)
-_DURATION_EN = re.compile(r"\bhow\s+long\b|\bhow\s+often\b|\bfor\s+how\s+many\s+(?:days|weeks|months|years|hours)\b|"
-                          r"\b(?:what|which)\s+(?:duration|period|length\s+of\s+time)\b|"
-                          r"\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:[\w'-]+\s+){0,3}"
-                          r"(?:duration|period|timeout|interval|lifetime|retention|term|notice)s?\s*\??\s*$", _EN)
-_AMOUNT_EN = re.compile(r"\bhow\s+much\b|\bwhat\s+(?:does|did|do|will)\b.{0,40}\bcost\b|"
-                        r"\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:[\w']+\s+){0,3}"
-                        r"(?:price|fee|cost|salary|budget|reimbursement|allowance|stipend|revenue|profit|income|"
-                        r"earning|turnover|valuation)s?\b", _EN)
-_NUMBER_EN = re.compile(r"\bhow\s+many\b|\bwhat\s+(?:is|was|are|were)?\s*(?:the\s+)?"
-                        r"(?:percentage|rate|number|share|ratio|amount|total|maximum|minimum|limit|size|count)\b|"
-                        r"\b(?:maximum|minimum)\b|"
-                        r"\b(?:which|what)\s+(?:[\w.-]+\s+)?(?:version|release)\b", _EN)  # a version number
-_DATE_EN = re.compile(r"^\s*when\b|\bwhen\s+(?:was|were|did|does|do|is|will)\b|"
-                      r"\b(?:what|which)\s+(?:year|date|day|month|time)\b|\bsince\s+when\b|"
-                      r"\bwhat\s+(?:is|was|are|were)\s+(?:the\s+)?(?:[\w'-]+\s+){0,2}date\b", _EN)
-_ACTOR_EN = re.compile(r"^\s*(?:who|whom|whose)\b|\b(?:who|whom)\s+(?:is|was|were|are|did|does|has|had|will|"
-                       r"wrote|won|owns|founded|acquired|leads|handles|approves|decides)\b|"
-                       r"\b(?:which|what)\s+(?:company|companies|firm|organi[sz]ation|team|department|person|"
-                       r"people|group|player|author|agency|country's\s+leader|authority|body)\b", _EN)
-_PLACE_EN = re.compile(r"^\s*where\b|\bwhere\s+(?:is|was|are|were|did|does|do|will)\b|"
-                       r"\b(?:which|what)\s+(?:country|city|state|place|location|venue|region)\b|\blocation\b", _EN)
-_YES_NO_EN = re.compile(r"^\s*(?:is|are|was|were|does|do|did|can|could|has|have|had|should|will|would|must|may)\b",
-                        _EN)
-# "What is the default port?" asks for a setting's value, not for what a port is.
-_DEFINITION_EN = re.compile(r"^\s*what\s+(?:is|are)\s+(?!(?:(?:an?|the)\s+)?(?:default|current|usual|maximum|"
-                            r"minimum|recommended|standard)\b)(?:an?\s+|the\s+)?[\w\-\"]+(?:\s+[\w\-\"]+){0,2}"
-                            r"\s*\??\s*$|"
-                            r"\bdefine\b|"
-                            r"\b(?:meaning|definition)\s+of\b|\bwhat\s+does\s+.{1,40}\bmean\b", _EN)
 
-_PROCEDURE_ZH = re.compile(r"如何|怎么|怎样|步骤|流程|操作方法|处理方式")
-_DURATION_ZH = re.compile(r"多久|多长时间|多少天|几天|(?:期限|时长)是?(?:多少|多长|几)")
-_AMOUNT_ZH = re.compile(r"多少钱|(?:金额|费用|价格|补贴|预算|标准)是?多少")
-_NUMBER_ZH = re.compile(r"多少|几[个种次块位名项件人天辆架艘部枚场]|比例|百分比|比率|数量|上限|下限|"
-                        r"(?:量|额|率|人数|票房|规模|增速)\s*[？?]?\s*$")  # a measure noun ends the question
-_DATE_ZH = re.compile(r"何时|什么时候|哪一年|哪年|哪天|哪一天|几月|几号|(?:日期|时间)是?(?:什么|哪)")
-_ACTOR_ZH = re.compile(r"谁|哪家|哪个部门|哪个团队|由哪|哪位|哪个公司|负责人|审批人")
-_PLACE_ZH = re.compile(r"哪里|在哪|哪个国家|哪个城市|地点")
-_YES_NO_ZH = re.compile(r"是否|吗[？?]?\s*$|能否|可否|有没有")
-_DEFINITION_ZH = re.compile(r"什么是|是什么|指什么|定义|含义")
 
-# (slot, English rule, Chinese rule) in precedence order, after the action-decided slots.
-_RULES: tuple[tuple[str, re.Pattern, re.Pattern], ...] = (
-    ("procedure", _PROCEDURE_EN, _PROCEDURE_ZH),
-    ("duration", _DURATION_EN, _DURATION_ZH),
-    ("amount", _AMOUNT_EN, _AMOUNT_ZH),
-    ("number", _NUMBER_EN, _NUMBER_ZH),
-    ("date", _DATE_EN, _DATE_ZH),
-    ("actor", _ACTOR_EN, _ACTOR_ZH),
-    ("place", _PLACE_EN, _PLACE_ZH),
-    ("yes_no", _YES_NO_EN, _YES_NO_ZH),
-)
+@functools.lru_cache(maxsize=1)
+def _default_kinds() -> tuple:
+    """The shipped question-kind table (for callers without an agent: tests, tools)."""
+    return load_config().question_kinds
 
 
 def asked_slot(query: str, action: str, quantitative: bool = False) -> tuple[str, str]:
-    """The slot the query asks for, and the rule that decided it (for the trace).
+    """The slot the query asks for, and the rule that decided it (for the trace), by the shipped table.
 
     Args:
         query: the query text.
@@ -95,22 +53,8 @@ def asked_slot(query: str, action: str, quantitative: bool = False) -> tuple[str
     Returns:
         (slot, rule): slot one of core.vocab.SLOTS; rule e.g. "action=compare" or "pattern:date".
     """
-    if action == "compare":
-        return "relation", "action=compare"
-    if action == "how_to":
-        return "procedure", "action=how_to"
-    if action == "list":
-        return "list", "action=list"
-    if action == "summarize":
-        return "fact", "action=summarize"
-    for slot, english, chinese in _RULES:
-        if english.search(query) or chinese.search(query):
-            return slot, f"pattern:{slot}"
-    if quantitative:
-        return "number", "constraint=quantitative"
-    if _DEFINITION_EN.search(query) or _DEFINITION_ZH.search(query):
-        return "definition", "pattern:definition"
-    return "fact", "default"
+    row = question_kind(_default_kinds(), query, action, quantitative)
+    return (row.slot, row.rule) if row else ("fact", "default")
 
 
 # --- the slot's head: the word the asked-for fact attaches to ---------------------------------

@@ -8,6 +8,8 @@ from typing import Any
 
 from core.vocab import ACTIONS, DOC_TYPE_VALUES, ENTITY_LABELS, LANGUAGES, STATUS_VALUES  # noqa: F401 - re-exported
 
+from .question import Question
+
 ORIGINS = ("ner", "rule", "pattern", "inferred")  # inferred: a comparison side read across "vs"
 
 
@@ -133,9 +135,9 @@ class Perception:
         entities: extracted entities, ordered by span.
         constraints: time window, status, doc type, source, quantitative flag.
         keywords: content words, codes and entities for the keyword (BM25) arm.
-        slot: the kind of fact that would answer it (core.vocab.SLOTS; perception/slots.py).
-        slot_head: the question's word the slot attaches to ("won" in "Who won X?"), "" when
-            none is read (perception/slots.py `slot_head`).
+        question: what it asks (perception/question.py): kind, slot and unit, counted noun,
+            asked subject, polarity, identifiers, sub-questions; `slot` and `slot_head` are its
+            `slot` and `head`.
         notes: the explainability trace: one dict per decision, each with at least
             "rule" and "text" (and "span" and "produced" when they apply); time phrases that
             were not understood appear with rule "time.not_understood".
@@ -148,15 +150,25 @@ class Perception:
     constraints: Constraints = field(default_factory=Constraints)
     keywords: list[str] = field(default_factory=list)
     notes: list[dict] = field(default_factory=list)
-    slot: str = "fact"
-    slot_head: str = ""
+    question: Question = field(default_factory=lambda: Question(""))
+
+    @property
+    def slot(self) -> str:
+        """The kind of fact that would answer it (core.vocab.SLOTS): the question's slot."""
+        return self.question.slot
+
+    @property
+    def slot_head(self) -> str:
+        """The question's word the slot attaches to ("won" in "Who won X?"), "" when none is read."""
+        return self.question.head
 
     def to_dict(self) -> dict:
         """DESIGN.md section 3's shape, with dates as ISO strings."""
         return {"query": self.query, "language": self.language, "action": self.action,
                 "entities": [e.to_dict() for e in self.entities],
                 "constraints": self.constraints.to_dict(), "keywords": list(self.keywords),
-                "slot": self.slot, "slot_head": self.slot_head, "notes": [dict(n) for n in self.notes]}
+                "slot": self.slot, "slot_head": self.slot_head, "question": self.question.to_dict(),
+                "notes": [dict(n) for n in self.notes]}
 
     @classmethod
     def from_dict(cls, data: dict) -> Perception:
@@ -165,5 +177,7 @@ class Perception:
                    entities=[Entity.from_dict(e) for e in data.get("entities", [])],
                    constraints=Constraints.from_dict(data.get("constraints") or {}),
                    keywords=list(data.get("keywords", [])),
-                   notes=[dict(n) for n in data.get("notes", [])], slot=str(data.get("slot", "fact")),
-                   slot_head=str(data.get("slot_head", "")))
+                   notes=[dict(n) for n in data.get("notes", [])],
+                   question=Question.from_dict(data["question"]) if data.get("question") else
+                   Question(str(data["query"]), slot=str(data.get("slot", "fact")),
+                            head=str(data.get("slot_head", ""))))

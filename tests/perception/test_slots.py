@@ -59,7 +59,7 @@ def test_perception_carries_the_slot_and_says_which_rule_decided(rules_agent):
     perception = rules_agent.run("Who acquired WhatsApp?", "2025-07-10")
     assert perception.slot == "actor" and perception.to_dict()["slot"] == "actor"
     assert {"rule": "slot.pattern:actor", "text": "Who acquired WhatsApp?",
-            "produced": {"slot": "actor", "head": "acquired"}} in perception.notes
+            "produced": {"slot": "actor", "kind": "actor", "head": "acquired"}} in perception.notes
     assert perception.slot_head == "acquired" and perception.to_dict()["slot_head"] == "acquired"
     assert type(perception).from_dict(perception.to_dict()) == perception
 
