@@ -2,6 +2,10 @@
 
     core  <-  perception  <-  orchestration  <-  validation  <-  server
 
+Between sub-packages: validation reads text with `core.reading` (the readers the composer uses),
+never through the composer's internals (`orchestration.compose`); `core.reading` imports nothing
+of ours above core; and each reader is defined once, in `core.reading`.
+
 Every import counts, including those inside functions and under `if TYPE_CHECKING:` (a
 lazy import is still a dependency; hiding one is how the router came to import validation).
 """
@@ -130,3 +134,57 @@ def test_no_module_imports_in_a_circle():
 ])
 def test_the_cycle_finder_finds_circles(graph, expected):
     assert _cycles(graph) == expected
+
+
+# Sub-package rules: (importer prefix, forbidden target prefix) -> the imports allowed anyway, each
+# with the reason it is still there. An import that is not listed fails; a listed one that is gone
+# fails too, so the list only shrinks.
+FORBIDDEN = {
+    ("validation", "orchestration.compose"): {
+        # Focus is the question's reading (asked slot, names, predicate); it moves to Perception's
+        # typed Question (issue 23, item 2), after which validation reads that instead.
+        "validation.checks.answerability -> orchestration.compose.focus",
+    },
+    ("core.reading", "orchestration"): set(),
+    ("core.reading", "perception"): set(),
+    ("core.reading", "validation"): set(),
+    ("core.reading", "server"): set(),
+}
+
+
+def _within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+@pytest.mark.parametrize("importer, forbidden", sorted(FORBIDDEN))
+def test_sub_packages_keep_out_of_each_others_internals(importer, forbidden):
+    found = {f"{module} -> {target}" for module, targets in import_graph().items() if _within(module, importer)
+             for target in targets if _within(target, forbidden)}
+    allowed = FORBIDDEN[(importer, forbidden)]
+    assert found - allowed == set(), f"{importer} imports {forbidden}:\n" + "\n".join(sorted(found - allowed))
+    assert allowed - found == set(), "allowed imports that are gone (drop them from FORBIDDEN):\n" + "\n".join(
+        sorted(allowed - found))
+
+
+# The readers of quantities, units, dates and mentions: one definition each, in core/reading.
+READERS = ("stated_quantities", "date_values", "normalize_unit", "read_measure", "stated_dates",
+           "extract_dates", "mention_start", "number_alias", "names_identifier", "names_operator", "names_title",
+           "is_code", "Quantity", "Measure", "StatedDate", "IDENTIFIER")
+
+
+def test_each_reader_is_defined_once_in_core_reading():
+    defined: dict[str, list[str]] = {}
+    for name, path in _modules().items():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                names = [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            else:
+                continue
+            for found in names:
+                if found in READERS:
+                    defined.setdefault(found, []).append(name)
+    wrong = {reader: where for reader, where in defined.items()
+             if len(where) != 1 or not _within(where[0], "core.reading")}
+    assert wrong == {}, f"readers defined outside core/reading or twice: {wrong}"

@@ -2,7 +2,7 @@
 
 Promises:
 - Subjects are the question's named entities (Perception, labels in SUBJECT_LABELS) and the
-  claims' own entities, matched with the shared matcher (compose/mentions.py: "A320" meets
+  claims' own entities, matched with the shared matcher (core/reading/mentions.py: "A320" meets
   "A320neo", "B737" meets "737 MAX 8").
 - A name right after a comparison word ("less than the 737 MAX 8", "versus", "compared with")
   is the object of a comparison, never a subject.
@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from core.reading.mentions import mention_start
 from core.text import strip_markers
 from core.vocab import SUBJECT_LABELS
-from orchestration.compose.mentions import mention_start
 from perception.types import Perception
 
 _OBJECT_BEFORE = re.compile(r"(?:\bthan|\bversus|\bvs\.?|\bcompared (?:with|to)|\brelative to|\bover)\s+(?:the\s+)?$",

@@ -1,8 +1,9 @@
 """Reading claims and chunks the same way: markers, quantities, dates, years, terms, mentions.
 
-Every check reads text through these helpers, and they read it through the composers' own
-parsers (`orchestration.compose.numbers`) and the BM25 tokeniser, so "2,290 kg/h" in a claim
-and "2,290 kg per block hour" in a chunk are the same quantity, and "burns" meets "burn".
+Every check reads text through these helpers, and they read it with the readers the composer
+uses (`core.reading`: quantities, units, dates, mentions) and the BM25 tokeniser, so "2,290 kg/h"
+in a claim and "2,290 kg per block hour" in a chunk are the same quantity, and "burns" meets
+"burn". A claim's citation markers are cut before it is read.
 """
 
 from __future__ import annotations
@@ -11,14 +12,11 @@ import functools
 import re
 from collections.abc import Iterable
 
+from core.reading.dates import date_spans, date_values
+from core.reading.mentions import mentions  # noqa: F401 - the shared matcher, read as tx.mentions
+from core.reading.quantities import Quantity, stated_quantities
+from core.reading.units import unit_base, units_compatible  # noqa: F401 - read by the checks as tx.unit_base, ...
 from core.text import has_han, strip_markers  # noqa: F401 - read by every check as tx.strip_markers
-from orchestration.compose.mentions import mentions  # noqa: F401 - the shared matcher, read as tx.mentions
-from orchestration.compose.numbers import (
-    Quantity,
-    _date_spans,  # noqa: PLC2701  (the same date patterns)
-    extract_dates,
-    extract_quantities,
-)
 from orchestration.kb.chunking import split_sentences
 from orchestration.retrieval.tokenize import is_code, tokenize
 
@@ -27,43 +25,15 @@ _COMPACT = re.compile(r"[\s\-_]+")
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
-
-
 def _inside(span: tuple[int, int], spans: Iterable[tuple[int, int]]) -> bool:
     """True when `span` overlaps one of `spans`."""
     return any(span[0] < end and start < span[1] for start, end in spans)
 
 
-def _chinese_year(text: str, q: Quantity) -> bool:
-    """True for a year written the Chinese way, "2025 年": a date, not a quantity of years."""
-    return (q.unit == "years" and q.value.is_integer() and 1900 <= q.value <= 2100
-            and text[q.span[0]:q.span[1]].rstrip().endswith("年"))
-
-
-def _code_fragment(text: str, q: Quantity) -> bool:
-    """True for a unitless number that is part of a code: the "1" of "LEAP-1A26"."""
-    start, end = q.span
-    before = text[start - 1] if start > 0 else " "
-    after = text[end] if end < len(text) else " "
-    return q.unit is None and (after.isalpha() or before in "-/")
-
-
 @functools.lru_cache(maxsize=4096)
 def quantities(text: str) -> tuple[Quantity, ...]:
-    """The quantities a text states, markers removed; code fragments (the 1 of LEAP-1A26) and
-    Chinese years ("2025 年") are not quantities."""
-    text = strip_markers(text)
-    return tuple(q for q in extract_quantities(text) if not _code_fragment(text, q) and not _chinese_year(text, q))
-
-
-def unit_base(unit: str | None) -> str | None:
-    """The unit before any "/": "kg/h" and "kg/seat/h" read as "kg" (a chunk's "kg per hour" does)."""
-    return unit.split("/", 1)[0] if unit else None
-
-
-def units_compatible(a: str | None, b: str | None) -> bool:
-    """True when two units can state the same value: equal bases, or one side unitless."""
-    return a is None or b is None or unit_base(a) == unit_base(b)
+    """The quantities a text states (`core.reading.quantities.stated_quantities`), markers removed."""
+    return tuple(stated_quantities(strip_markers(text)))
 
 
 def same_value(a: float, b: float, rel_tol: float = 1e-9) -> bool:
@@ -77,8 +47,8 @@ def quantity_matches(claimed: Quantity, stated: Quantity) -> bool:
 
 
 def dates(text: str) -> list:
-    """The calendar dates a text states, in order."""
-    return extract_dates(strip_markers(text))
+    """The calendar dates a text states, in order (`core.reading.dates`), markers removed."""
+    return date_values(strip_markers(text))
 
 
 def years(text: str) -> set[int]:
@@ -91,7 +61,7 @@ def years(text: str) -> set[int]:
 def standalone_years(text: str) -> set[int]:
     """Years written on their own ("in 2023"), not as part of a full date or a quantity."""
     text = strip_markers(text)
-    taken = [q.span for q in quantities(text)] + _date_spans(text)
+    taken = [q.span for q in quantities(text)] + date_spans(text)
     return {int(m.group()) for m in _YEAR.finditer(text) if not _inside(m.span(), taken)}
 
 
@@ -103,7 +73,7 @@ def terms(text: str) -> frozenset[str]:
     checks own them); bare numbers such as years or the "737" of "737 MAX 8" stay, as names.
     """
     text = strip_markers(text)
-    cut = sorted([q.span for q in quantities(text) if q.unit] + _date_spans(text))
+    cut = sorted([q.span for q in quantities(text) if q.unit] + date_spans(text))
     pieces, position = [], 0
     for start, end in cut:
         if start >= position:

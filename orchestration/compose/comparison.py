@@ -2,7 +2,7 @@
 
 Promises: a relation (higher, lower, same, earlier, later) is derived only from two values
 stated in evidence sentences, one about each side, with the same full unit (see
-`measures.read_measure`) or both calendar dates; otherwise the finding is a notice saying why
+`core.reading.measures.read_measure`) or both calendar dates; otherwise the finding is a notice saying why
 no comparison can be made (a side with no evidence, no value, or different units). Sides are
 matched case-insensitively on word starts ("A320" matches "A320neo"; a code such as "B737"
 also matches its number "737" when that number is not a quantity). Everything is
@@ -16,14 +16,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.reading.measures import Measure, sentence_measures
+from core.reading.mentions import mention_start, mentions, number_alias
+from core.reading.quantities import same_quantity
 from orchestration.retrieval.tokenize import tokenize
 from perception.comparison import INFERRED
 from perception.comparison import comparison_sides as perceived_sides
 from perception.types import Perception
 
-from .measures import Measure, sentence_measures
-from .mentions import mention_start, mentions, number_alias
-from .numbers import same_quantity
 from .scoring import QueryTerms, ScoreSettings, rank, score
 from .sentences import Candidate
 
@@ -64,7 +64,7 @@ class Side:
         return self.mentioned_in(candidate.text)
 
     def mentioned_in(self, text: str) -> bool:
-        """True when the text names this side (compose/mentions.py: the shared rule)."""
+        """True when the text names this side (core/reading/mentions.py: the shared rule)."""
         return any(mentions(variant, text) for variant in self.variants)
 
     def mention_at(self, text: str) -> int | None:

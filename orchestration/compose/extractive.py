@@ -24,6 +24,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 
+from core.reading.identifiers import IDENTIFIER, names_identifier, names_operator
 from core.vocab import MENTION_LABELS
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
@@ -33,7 +34,7 @@ from perception.types import Perception
 
 from .citations import CitationBook
 from .comparison import Comparator, Finding, Side, comparison_sides, make_side
-from .focus import IDENTIFIER, OPEN_SLOTS, Focus, asks_for_code, names_identifier, names_operator
+from .focus import OPEN_SLOTS, Focus, asks_for_code
 from .language import glue, relation_word
 from .questions import SLOT_OF_KIND, answer_bonus
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors

@@ -14,13 +14,14 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from core.reading.identifiers import names_title
 from core.text import strip_markers
 from core.vocab import MENTION_LABELS
 from orchestration.retrieval.same_terms import EQUIVALENT
 from orchestration.retrieval.tokenize import is_code, tokenize
 from perception.types import Perception
 
-from .focus import CUE_TERMS, FIELD_LINE, asks_author, is_author_field, names_title, present
+from .focus import CUE_TERMS, FIELD_LINE, asks_author, is_author_field, present
 from .sentences import Candidate
 
 # A sentence that itself asks or describes a question ("This policy defines who handles ...",

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from core.reading.dates import stated_dates
+from core.reading.quantities import stated_quantities
 from core.text import HAN, has_han
 from orchestration.kb.chunking import text_size
 from orchestration.kb.formats.markup import FENCE, TABLE_ROW, is_markup, is_separator_row, table_cells
@@ -24,7 +26,6 @@ from orchestration.retrieval.scored import ScoredChunk
 from orchestration.textcache import sentences_of, term_set
 
 from .language import sentence_language
-from .measures import stated_dates, stated_quantities
 
 # A short English heading ("Fuel burn", "Who handles a mismatch") the chunker glued to a
 # sentence that opens with one of these words.

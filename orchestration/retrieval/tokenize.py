@@ -15,14 +15,13 @@ from itertools import chain
 
 import Stemmer
 
+from core.reading.identifiers import is_code
 from core.segment import default_tokenizer
 from core.text import HAN_RUN
 
 # A run of CJK ideographs, or a word made of letters/digits joined by '-', '.', '/' or '_'.
 _WORD = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|[^\W_]+(?:[-./_][^\W_]+)*")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3})")
-_HAS_DIGIT = re.compile(r"\d")
-_HAS_ALPHA = re.compile(r"[^\W\d_]")
 _DECIMAL = re.compile(r"\d+(?:[.,]\d+)*")
 
 
@@ -44,11 +43,6 @@ def _stemmer() -> Stemmer.Stemmer:
 def _jieba():
     """jieba's default tokenizer, initialised once per process (core.segment)."""
     return default_tokenizer()
-
-
-def is_code(word: str) -> bool:
-    """True when a word mixes letters and digits (A320, E4027, LEAP-1A, GPT-4): kept whole."""
-    return bool(_HAS_DIGIT.search(word)) and bool(_HAS_ALPHA.search(word))
 
 
 @functools.lru_cache(maxsize=200_000)

@@ -31,7 +31,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orchestration.compose.focus import Focus, names_identifier, names_operator
+from core.reading.identifiers import names_identifier, names_operator
+from orchestration.compose.focus import Focus  # the question's reading; moves to Perception (issue 23, item 2)
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
 from orchestration.textcache import term_set

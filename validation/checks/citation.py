@@ -31,8 +31,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orchestration.compose.measures import read_measure
-from orchestration.compose.numbers import Quantity, normalize_unit
+from core.reading.measures import read_measure
+from core.reading.quantities import Quantity
+from core.reading.units import normalize_unit
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer, Claim
 from perception.types import Perception

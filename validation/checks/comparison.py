@@ -21,7 +21,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from orchestration.compose.numbers import normalize_unit
+from core.reading.units import normalize_unit
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer, Claim
 from perception.comparison import comparison_sides as perceived_sides

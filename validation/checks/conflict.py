@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from orchestration.compose.focus import IDENTIFIER
+from core.reading.identifiers import IDENTIFIER
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import is_code, tokenize
 from orchestration.textcache import sentences_of, term_set

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core.reading.identifiers import IDENTIFIER, names_identifier
 from core.vocab import SUBJECT_LABELS
-from orchestration.compose.focus import IDENTIFIER, names_identifier
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer
 from perception.types import Perception
@@ -88,7 +88,7 @@ def _described(label: str, text: str) -> bool:
 
 
 def names_identifier_in(form: str, text: str) -> bool:
-    """A numbered name ("Python 3.12.0") written as the focus rule accepts it (compose/focus.py)."""
+    """A numbered name ("Python 3.12.0") written as the shared rule reads it (core/reading/identifiers.py)."""
     return bool(IDENTIFIER.fullmatch(form)) and names_identifier(form, text)
 
 

@@ -23,8 +23,8 @@ import datetime as dt
 import re
 from collections.abc import Iterator, Sequence
 
+from core.reading.identifiers import names_title
 from core.vocab import MONTHS
-from orchestration.compose.focus import names_title
 from orchestration.kb.metadata import document_date
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer
@@ -71,7 +71,7 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
 
 
 def names_document(query: str, chunk: ScoredChunk) -> bool:
-    """True when the query names the chunk's document (`focus.names_title`)."""
+    """True when the query names the chunk's document (`core.reading.identifiers.names_title`)."""
     return names_title(query, chunk.title or str(chunk.metadata.get("title") or ""))
 
 

@@ -15,8 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.reading.dates import stated_dates
+from core.reading.quantities import stated_quantities
+
 from ..comparison import Side
-from ..numbers import _ISO_DATE, extract_dates, extract_quantities
 
 # (pattern, relation of the subject, the first side named, to the other)
 _WORDS: tuple[tuple[re.Pattern, str], ...] = (
@@ -73,13 +75,11 @@ def _first_value(sentence: str, start: int, end: int, dated: bool) -> dict[str, 
     """The first date (dated) or quantity with a unit in sentence[start:end], with where it ends."""
     window = sentence[start:end]
     if dated:
-        match = _ISO_DATE.search(window)
-        days = extract_dates(window)
+        days = stated_dates(window)
         if not days:
             return None
-        stop = start + (match.end() if match else len(window))
-        return {"value": days[0].isoformat(), "unit": None, "end": stop}
-    quantities = [q for q in extract_quantities(window) if q.unit]
+        return {"value": days[0].value.isoformat(), "unit": None, "end": start + days[0].span[1]}
+    quantities = [q for q in stated_quantities(window) if q.unit]
     if not quantities:
         return None
     first = quantities[0]

@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.reading.quantities import stated_quantities
 from core.text import CITATION_MARKER, strip_markers
 from orchestration.kb.chunking import split_sentences
 from orchestration.retrieval.scored import ScoredChunk
@@ -29,7 +30,6 @@ from orchestration.types import Citation, Claim
 
 from ..citations import CitationBook
 from ..comparison import Side
-from ..numbers import extract_quantities
 from .relations import read_relation
 
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
@@ -155,7 +155,7 @@ def _claim(text: str, cites: list[int], sides: Sequence[Side]) -> Claim:
     plain = strip_markers(text)
     if not cites and any(p.search(plain) for p in REFUSALS):
         return Claim(text=text, kind="notice")
-    numbers = [q.text for q in extract_quantities(plain)]
+    numbers = [q.text for q in stated_quantities(plain)]
     named = [s.name for s in sides if s.mentioned_in(plain)]
     relation = read_relation(text, sides, cites[0] if cites else None) if len(sides) >= 2 and cites else None
     if relation is not None:

@@ -169,7 +169,8 @@ def test_a_definition_question_prefers_the_sentence_defining_the_asked_term():
 def test_an_operator_the_question_writes_must_be_written_by_the_source():
     """PEPs: "What does the |> pipe operator do in Python?" (Python has none) was answered with
     PEP 505's "... adding these operators ...": the tokeniser drops "|>", the one thing asked."""
-    from orchestration.compose.focus import Focus, names_operator
+    from core.reading.identifiers import names_operator
+    from orchestration.compose.focus import Focus
     from perception import PerceptionAgent
 
     agent = PerceptionAgent(use_ner=False)

@@ -2,8 +2,8 @@
 
 import pytest
 
+from core.reading.mentions import mentions
 from orchestration.compose.comparison import make_side
-from orchestration.compose.mentions import mentions
 from validation import text as tx
 
 

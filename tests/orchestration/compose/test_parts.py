@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from core.reading.dates import stated_dates
+from core.reading.measures import sentence_measures
+from core.reading.quantities import stated_quantities
 from orchestration.compose.citations import CitationBook
 from orchestration.compose.comparison import comparison_sides
-from orchestration.compose.measures import sentence_measures, stated_dates, stated_quantities
 from orchestration.compose.scoring import Selection
 from orchestration.compose.sentences import chunk_candidates, is_fragment, strip_glued_heading
 from perception.questions import split_questions

@@ -1,8 +1,12 @@
+"""The readers of quantities, units and dates (core/reading): what a text states, read one way for every layer."""
+
 import datetime as dt
 
 import pytest
 
-from orchestration.compose.numbers import extract_dates, extract_quantities, normalize_unit, same_quantity
+from core.reading.dates import date_values
+from core.reading.quantities import same_quantity, stated_quantities
+from core.reading.units import normalize_unit
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -14,24 +18,24 @@ from orchestration.compose.numbers import extract_dates, extract_quantities, nor
     ("87 percent of defects", [(87.0, "%")]),
 ])
 def test_quantities_with_units(text, expected):
-    assert [(q.value, q.unit) for q in extract_quantities(text)] == expected
+    assert [(q.value, q.unit) for q in stated_quantities(text)] == expected
 
 
 @pytest.mark.parametrize("text", ["In 2023 the fleet grew.", "Q2 2025", "flight level FL350", "code E4027", "A320"])
 def test_years_and_codes_are_not_quantities(text):
-    assert extract_quantities(text) == []
+    assert stated_quantities(text) == []
 
 
 def test_date_parts_are_not_quantities_but_dates():
     text = "Issued 2025-07-04 and March 15, 2023 and 2023年3月15日"
-    assert extract_quantities(text) == []
-    assert extract_dates(text) == [dt.date(2025, 7, 4), dt.date(2023, 3, 15), dt.date(2023, 3, 15)]
+    assert stated_quantities(text) == []
+    assert date_values(text) == [dt.date(2025, 7, 4), dt.date(2023, 3, 15), dt.date(2023, 3, 15)]
 
 
 def test_drifted_numbers_are_different_quantities():
-    (a,), (b,) = extract_quantities("87%"), extract_quantities("85%")
+    (a,), (b,) = stated_quantities("87%"), stated_quantities("85%")
     assert not same_quantity(a, b)
-    (c,), (d,) = extract_quantities("2,290 kg"), extract_quantities("2290 kg")
+    (c,), (d,) = stated_quantities("2,290 kg"), stated_quantities("2290 kg")
     assert same_quantity(c, d)
 
 
@@ -49,8 +53,26 @@ def test_english_dates_are_read_as_the_month_alternation_read_them(text):
     it must find exactly the dates the 25-way alternation found."""
     import re
 
-    from orchestration.compose.numbers import _EN_DATE, _MONTHS
+    from core.reading.dates import _EN_DATE
+    from core.reading.dates import MONTH_NUMBER as _MONTHS
     alternation = re.compile(r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True))
                              + r")\.?\s+(\d{1,2}),?\s+(\d{4})\b", re.I)
     expected = [(m.span(), m.groups()) for m in alternation.finditer(text)]
     assert expected and [(m.span(), m.groups()) for m in _EN_DATE.finditer(text)] == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("The crater is up to 7 km-wide.", [(7.0, "km", "7 km")]),   # issue 23: the composer once read nothing here
+    ("a 20 kg-class drone", [(20.0, "kg", "20 kg")]),
+    ("The LEAP-1A26 engine is rated at 120.6 kN.", [(120.6, "kN", "120.6 kN")]),
+    ("The 737-800 burns 2,600 kg.", [(2600.0, "kg", "2,600 kg")]),
+    ("an area of 5 m2", []),                                       # a unit glued to more characters is no unit
+    ("2023 年，暂停付款后 2 个工作日内须通知供应商。", [(2.0, None, "2 个")]),  # 个 counts, it is no unit
+])
+def test_stated_quantities(text, expected):
+    assert [(q.value, q.unit, q.text) for q in stated_quantities(text)] == expected
+
+
+def test_a_date_that_is_no_calendar_day_is_neither_a_date_nor_quantities():
+    assert date_values("due 2023-02-30") == []
+    assert stated_quantities("due 2023-02-30") == []

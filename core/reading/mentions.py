@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .measures import stated_quantities
+from .quantities import stated_quantities
 
 _SEPARATORS = re.compile(r"[\s\-_]+")
 LETTER_CODE = re.compile(r"^[A-Za-z]{1,2}(\d{3,})$")
