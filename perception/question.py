@@ -13,13 +13,14 @@ has no parts, a query asking several has one Question per part (each read with t
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
 from core.reading.identifiers import IDENTIFIER, OPERATOR_CHAR, names_title
 from core.text import CALENDAR_WORD
 
-from .config import PerceptionConfig, QuestionKind
+from .config import PerceptionConfig, QuestionKind, load_config
 
 # --- the extractors' patterns: read on the question text only -----------------------------------
 
@@ -189,7 +190,10 @@ def read_question(config: PerceptionConfig, text: str, action: str = "lookup", q
     counted = _counted(text)
     unit = _unit(row.unit, text, config) if row and row.unit else ""
     if unit and unit != "money":
-        counted = _measured(text) or counted
+        measured = _measured(text)
+        # "How much slower ...?" asks for a difference (a share or a figure), not an amount of
+        # "slower" (a comparative of actions.implicit_compare.comparatives)
+        counted = "" if measured.lower() in config.comparatives.phrases else measured or counted
     counts = bool(_COUNT_QUESTION.search(text))
     return Question(
         text=text, kind=row.kind if row else OPEN_KIND, slot=slot, unit=unit, counted=counted, counts=counts,
@@ -215,6 +219,18 @@ def read_query(config: PerceptionConfig, text: str, action: str, quantitative: b
         return whole
     parts = tuple(read_question(config, part, "lookup", False, ask=ask) for part, ask in split)
     return Question(**{**{k: getattr(whole, k) for k in Question.__dataclass_fields__}, "parts": parts})
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_config() -> PerceptionConfig:
+    """config/perception.yaml (or $SIGHTLINE_CONFIG_DIR's), loaded once: for callers without an agent."""
+    return load_config()
+
+
+def question_of(text: str, action: str = "lookup", quantitative: bool = False) -> Question:
+    """The Question a text asks, read with the shipped table (tests and tools; the agent reads
+    with its own config and adds the slot's head)."""
+    return read_query(shipped_config(), text, action, quantitative)
 
 
 def split_questions(query: str) -> list[tuple[str, str]]:

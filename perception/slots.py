@@ -24,22 +24,14 @@ read by perception/question.py): the first row that matches wins. The rows, in o
 
 from __future__ import annotations
 
-import functools
 import re
 
 from core.segment import default_tokenizer
 from core.text import HAN_RUN, has_han
 
-from .config import load_config
-from .question import question_kind
+from .question import question_kind, shipped_config
 
 _EN = re.IGNORECASE
-
-
-@functools.lru_cache(maxsize=1)
-def _default_kinds() -> tuple:
-    """The shipped question-kind table (for callers without an agent: tests, tools)."""
-    return load_config().question_kinds
 
 
 def asked_slot(query: str, action: str, quantitative: bool = False) -> tuple[str, str]:
@@ -53,7 +45,7 @@ def asked_slot(query: str, action: str, quantitative: bool = False) -> tuple[str
     Returns:
         (slot, rule): slot one of core.vocab.SLOTS; rule e.g. "action=compare" or "pattern:date".
     """
-    row = question_kind(_default_kinds(), query, action, quantitative)
+    row = question_kind(shipped_config().question_kinds, query, action, quantitative)
     return (row.slot, row.rule) if row else ("fact", "default")
 
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from perception.question import Question
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("core", "perception", "orchestration", "validation", "server")
 # what each layer may import besides itself (third-party libraries are not checked)
@@ -141,8 +143,9 @@ def test_the_cycle_finder_finds_circles(graph, expected):
 # fails too, so the list only shrinks.
 FORBIDDEN = {
     ("validation", "orchestration.compose"): {
-        # Focus is the question's reading (asked slot, names, predicate); it moves to Perception's
-        # typed Question (issue 23, item 2), after which validation reads that instead.
+        # Focus: the focus terms and the slot-filling test of a sentence, built from Perception's
+        # Question (it reads no question text since issue 23 item 2); it leaves compose when the
+        # answer scorer (DESIGN.md section 7) gives both layers one reading of a unit.
         "validation.checks.answerability -> orchestration.compose.focus",
     },
     ("core.reading", "orchestration"): set(),
@@ -188,3 +191,117 @@ def test_each_reader_is_defined_once_in_core_reading():
     wrong = {reader: where for reader, where in defined.items()
              if len(where) != 1 or not _within(where[0], "core.reading")}
     assert wrong == {}, f"readers defined outside core/reading or twice: {wrong}"
+
+
+# --- the question is read once, in perception/ (issue 23, item 2) ---------------------------------
+# Perception reads what a query asks into `perception.question` (perception/question.py, from the
+# question-kind table of config/perception.yaml); no later layer matches the question text itself.
+# The rule below finds, in every module of orchestration/, validation/ and server/, a regular
+# expression applied to the question text: a call of a pattern method (`search`, `match`,
+# `fullmatch`, `finditer`, `findall`, `sub`, `subn`, `split`, on a compiled pattern or on `re`)
+# whose matched text carries the question. The question is what flows, inside one function, from a
+# parameter named `query`, `question`, `asked` or `ask`, or from an attribute of that name
+# (`perception.query`, `terms.query`, `self.question.text`, `part.ask`), through assignments, loops
+# and comprehensions (`text = perception.query if text is None else text; _NAME_WORD.findall(text)`
+# is found); what Perception read of it (`question.numbers`, `question.counted`, READ_FIELDS) is
+# free. Tokenising the question for search terms (`tokenize(question.ask)`) is no pattern
+# match and is allowed. The exceptions are listed with their reason; a listed one that is gone fails.
+QUESTION_NAMES = frozenset({"query", "question", "asked", "ask"})
+# what Perception read of the question (its kind, slot, counted noun, numbers, words, ...) is the
+# reading's result, free to use; only its text fields carry the question text itself
+READ_FIELDS = frozenset(Question.__dataclass_fields__) - {"text", "ask", "terms", "parts"} | {"length"}
+PATTERN_METHODS = frozenset({"search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split"})
+QUESTION_READERS_ALLOWED = {
+    # router.yaml's `when: {text: <regex>}` condition: an operator's own pattern over the query,
+    # part of the router's config language (DESIGN.md section 6), not a reading of the question
+    "orchestration.router.conditions:_t_text",
+}
+
+
+def _carries(node: ast.AST, tainted: set[str]) -> bool:
+    """True when an expression uses the question: a tainted name or a question-named attribute
+    (of a pattern call, only the text it matches counts: `re.sub(re.escape(n), " ", sentence)`)."""
+    subject = _matched_text(node)
+    if subject is not None:
+        return _carries(subject, tainted)
+    if isinstance(node, ast.Attribute) and node.attr in READ_FIELDS:
+        return False
+    if isinstance(node, ast.Name) and node.id in tainted:
+        return True
+    if isinstance(node, ast.Attribute) and node.attr in QUESTION_NAMES:
+        return True
+    return any(_carries(child, tainted) for child in ast.iter_child_nodes(node))
+
+
+def _targets(node: ast.AST) -> list[str]:
+    """The names an assignment target binds."""
+    return [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+
+
+def _matched_text(node: ast.AST) -> ast.AST | None:
+    """The text a pattern call matches (`pattern.search(text)`, `pattern.sub(repl, text)`,
+    `re.search(pattern, text)`), or None when the node is no pattern call. A pattern built from
+    the question's fields and matched against a sentence reads the sentence, not the question."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in PATTERN_METHODS):
+        return None
+    keyword = next((k.value for k in node.keywords if k.arg == "string"), None)
+    if keyword is not None:
+        return keyword
+    index = int(isinstance(node.func.value, ast.Name) and node.func.value.id == "re")
+    index += int(node.func.attr in ("sub", "subn"))
+    return node.args[index] if len(node.args) > index else None
+
+
+def question_matches(source: str) -> list[str]:
+    """'function:line' of each pattern applied to the question text in a module's source."""
+    found = []
+    for func in ast.walk(ast.parse(source)):
+        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            continue
+        args = func.args
+        tainted = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs] if a.arg in QUESTION_NAMES}
+        for _ in range(3):  # flow through assignments until nothing new is tainted
+            for node in ast.walk(func):
+                if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.NamedExpr) \
+                        and node.value is not None and _carries(node.value, tainted):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    tainted.update(t for target in targets for t in _targets(target))
+                elif isinstance(node, ast.For | ast.comprehension) and _carries(node.iter, tainted):
+                    tainted.update(_targets(node.target))
+        for node in ast.walk(func):
+            subject = _matched_text(node)
+            if subject is not None and _carries(subject, tainted):
+                found.append(f"{getattr(func, 'name', '<lambda>')}:{node.lineno}")
+    return sorted(set(found))
+
+
+def test_no_module_after_perception_matches_the_question_text():
+    found = set()
+    for name, path in _modules().items():
+        if name.split(".")[0] in ("orchestration", "validation", "server"):
+            found |= {f"{name}:{where.split(':')[0]}" for where in question_matches(path.read_text(encoding="utf-8"))}
+    assert found - QUESTION_READERS_ALLOWED == set(), (
+        "patterns applied to the question text outside perception/ (read it into perception.question "
+        "instead):\n" + "\n".join(sorted(found - QUESTION_READERS_ALLOWED)))
+    assert QUESTION_READERS_ALLOWED - found == set(), "allowed question readers that are gone: " + ", ".join(
+        sorted(QUESTION_READERS_ALLOWED - found))
+
+
+@pytest.mark.parametrize("source, found", [
+    # what compose/focus.py, compose/comparison.py and validation did before the Question
+    ("def counted_noun(asked):\n    return _COUNTED.search(asked)\n", ["counted_noun:2"]),
+    ("def of(cls, perception, text=None):\n    text = perception.query if text is None else text\n"
+     "    return [w for w in _NAME_WORD.findall(text[1:])]\n", ["of:3"]),
+    ("def subject(self):\n    return _ASKED_SUBJECT.match(self.question)\n", ["subject:2"]),
+    ("def temporal(terms):\n    q = terms.query.lower()\n    return re.search(r'when', q)\n", ["temporal:3"]),
+    ("def ids(perception):\n    return [m for m in IDENTIFIER.finditer(perception.query)]\n", ["ids:2"]),
+    ("def blank(query, text):\n    return re.sub(r'x', ' ', query)\n", ["blank:2"]),
+    # reading sentences, and the question's fields, is allowed; so is a pattern built from them
+    ("def blank(asked, text):\n    for n in asked.numbers:\n        text = re.sub(re.escape(n), ' ', text)\n"
+     "    return text\n", []),
+    ("def fills(slot, text, asked):\n    return _SLOT[slot].search(text) and asked.counted\n", []),
+    ("def terms(perception):\n    return tokenize(perception.query)\n", []),
+])
+def test_the_question_rule_finds_a_pattern_on_the_question(source, found):
+    assert question_matches(source) == found

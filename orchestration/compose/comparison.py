@@ -22,13 +22,12 @@ from core.reading.quantities import same_quantity
 from orchestration.retrieval.tokenize import tokenize
 from perception.comparison import INFERRED
 from perception.comparison import comparison_sides as perceived_sides
+from perception.question import Question
 from perception.types import Perception
 
 from .scoring import QueryTerms, ScoreSettings, rank, score
 from .sentences import Candidate
 
-_TEMPORAL = re.compile(r"\b(earlier|later|earliest|latest|before|after|first|when|date|dated|published|"
-                       r"issued|effective|older|newer)\b|早|晚|先|什么时候|何时|日期|发布|生效", re.I)
 _CLAUSE_SPLIT = re.compile(r"[,，;；:：]\s*(?!\d{3})")
 _COMPARE_CUES = frozenset({"compar", "versus", "vs", "differ", "differenc", "which", "less", "more",
                            "higher", "lower", "better", "wors", "对比", "比较", "哪个", "区别", "差异"})
@@ -141,7 +140,7 @@ class Comparator:
         """Sentences about `side` only, ranked: naming it (or its chunk title names it) and no other side."""
         own_terms = QueryTerms({t: w for t, w in terms.weights.items()
                                 if not any(t in o.tokens for o in others)}, terms.language, terms.quantitative,
-                               terms.asks_author, terms.query)
+                               terms.asks_author, terms.question)
         about: list[Candidate] = []
         for c in candidates:
             if any(o.about(c) for o in others):
@@ -158,7 +157,7 @@ class Comparator:
         return {t for t in terms.weights if t not in side_tokens and t not in _COMPARE_CUES
                 and not t.replace(".", "").isdigit()}
 
-    def compare(self, query: str, sides: Sequence[Side], candidates: Sequence[Candidate],
+    def compare(self, question: Question, sides: Sequence[Side], candidates: Sequence[Candidate],
                 terms: QueryTerms) -> Finding:
         """Sentences per side and the relation (or why there is none) between the first two sides."""
         finding = Finding()
@@ -171,7 +170,7 @@ class Comparator:
                 finding.notices.append(("missing_side", {"a": side.name}))
         if len(sides) >= 2 and ranked[sides[0].name] and ranked[sides[1].name]:
             measures = self.measure_terms(sides, terms)
-            temporal = bool(_TEMPORAL.search(query))
+            temporal = question.temporal  # a comparison over dates (perception/question.py)
             finding.kind = "date" if temporal else "figure"
             pick = self._date_pair if temporal else self._measure_pair
             pick(sides[0], sides[1], ranked, measures, terms, finding)

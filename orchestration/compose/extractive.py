@@ -22,21 +22,19 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import replace
 
 from core.reading.identifiers import IDENTIFIER, names_identifier, names_operator
 from core.vocab import MENTION_LABELS
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
 from orchestration.types import Answer, Claim
-from perception.questions import sub_questions
 from perception.types import Perception
 
 from .citations import CitationBook
 from .comparison import Comparator, Finding, Side, comparison_sides, make_side
-from .focus import OPEN_SLOTS, Focus, asks_for_code
+from .focus import OPEN_SLOTS, Focus
 from .language import glue, relation_word
-from .questions import SLOT_OF_KIND, answer_bonus
+from .questions import answer_bonus
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
 from .sentences import Candidate, evidence_candidates
 
@@ -96,7 +94,7 @@ class ExtractiveComposer:
         selection = Selection(excluded_claims)
         notes: list[str] = []
         decisions: dict[str, str] = {}
-        keep_code = asks_for_code(perception.query)
+        keep_code = perception.question.code
         candidates = [c for c in evidence_candidates(evidence, keep_code) if not selection.is_excluded(c.text)]
         if keep_code:
             notes.append("the question asks for configuration or a command: code blocks may be quoted")
@@ -135,16 +133,16 @@ class ExtractiveComposer:
             # answered by PEP 563, not by PEP 749 saying how it differs from PEP 563)
             titled = [c for c in naming if identifiers and _names_all(identifiers, (), c.chunk.title or "")]
             candidates = titled if titled and any(c.notes.get("prior", 0) > 0 for c in titled) else naming
-        parts = sub_questions(perception)
+        parts = perception.question.parts or (perception.question,)  # Perception's sub-questions
         if len(parts) > 1:
             notes.append("sub-questions: " + " | ".join(p.ask for p in parts))
         quota = max(1, math.ceil(self.max_sentences / len(parts)))
         sections: list[list[Claim]] = []
         for part in parts:
-            part_terms = terms if len(parts) == 1 else _merge(QueryTerms.from_perception(perception, part.ask),
+            part_terms = terms if len(parts) == 1 else _merge(QueryTerms.from_perception(perception, part),
                                                               terms, 0.5)
-            focus = whole if len(parts) == 1 else replace(Focus.of(perception, part.text),  # the ask + its context
-                                                          slot=SLOT_OF_KIND.get(part.kind or "", "fact"))
+            # a part's focus: its ask with the query's context clauses, its slot from the one table
+            focus = whole if len(parts) == 1 else Focus.of(perception, part)
             ranked = rank(candidates, functools.partial(score, terms=part_terms, settings=self.settings,
                                                         bonus=functools.partial(answer_bonus, focus)))
             chosen = selection.pick(ranked, quota, self.settings.min_ratio)
@@ -185,7 +183,8 @@ class ExtractiveComposer:
         inferred = [s.name for s in sides if s.inferred]
         if inferred:
             notes.append("comparison side read from the query text: " + ", ".join(inferred))
-        finding = Comparator(self.settings, self.max_per_entity).compare(perception.query, sides, candidates, terms)
+        finding = Comparator(self.settings, self.max_per_entity).compare(perception.question, sides, candidates,
+                                                                         terms)
         lead: list[Claim] = []
         relation = self._relation_claim(finding, book, language, selection)
         if relation is not None:
@@ -279,4 +278,4 @@ def _merge(primary: QueryTerms, secondary: QueryTerms, factor: float) -> QueryTe
     weights = {t: w * factor for t, w in secondary.weights.items()}
     for term, weight in primary.weights.items():
         weights[term] = max(weight, weights.get(term, 0.0))
-    return QueryTerms(weights, primary.language, primary.quantitative, primary.asks_author, primary.query)
+    return QueryTerms(weights, primary.language, primary.quantitative, primary.asks_author, primary.question)

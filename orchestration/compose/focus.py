@@ -1,13 +1,16 @@
 """What a question is about and what would answer it, as the composer and validation both read it.
 
+Everything about the question comes from Perception's reading of it (`perception.question`,
+perception/question.py): nothing here matches the question text (tests/test_architecture.py).
+
 - `Focus.of(perception)`: the question's focus terms: its content tokens without question and
   comparison words and without the publications it names (those match metadata, not text),
   split into *names* (tokens of the named things it asks about: Perception's entities, and
   capitalised words or codes inside the question) and *predicate* terms (what it asks about
   them: "acquired", "reimbursement", "length").
-- `fills_slot(slot, text, language)`: whether a sentence states a fact of the asked-for kind
-  (a number, a date, a duration, an amount, a name, a place, a definition, a procedure step;
-  perception/slots.py decides the slot).
+- `fills_slot(slot, text, language, asked)`: whether a sentence states a fact of the asked-for
+  kind (a number, a date, a duration, an amount, a name, a place, a definition, a procedure step;
+  the Question's slot and unit decide which).
 - `Focus.coverage(tokens)`: the share of predicate weight a sentence's tokens carry.
 
 Pure and deterministic; tokens are the retrieval tokeniser's (stemmed English, jieba words).
@@ -18,14 +21,14 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from core.reading.identifiers import IDENTIFIER
-from core.reading.identifiers import OPERATOR_CHAR as _OPERATOR_CHAR
 from core.text import CALENDAR_WORD, MONTH_NAME, has_han
 from core.vocab import SUBJECT_LABELS
 from orchestration.retrieval.same_terms import ADDED, EQUIVALENT
 from orchestration.retrieval.tokenize import STOPWORDS_EN, is_code, tokenize
+from perception.question import Question
 from perception.types import Perception
 
 # Question and comparison words (as tokens): they say what is asked, not what to find. The
@@ -41,12 +44,6 @@ QUESTION_TERMS = CUE_TERMS | frozenset({
     "can", "could", "would", "should", "may", "might", "must", "go",  # modals and "going to"
     "谁", "哪里", "何时", "吗", "呢", "请问", "应该", "可以", "需要", "处理",
 })
-# Words that only frame a comparison ("How is X different from Y?"): no sentence has to say them.
-# (Dropping "from", "than" and "between" everywhere raised MultiHop's false refusals 0.074 -> 0.080,
-# every function word the BM25 stopword list keeps, "has", "were", ..., to 0.085.)
-_COMPARISON_FRAME = re.compile(r"\b(?:differ(?:s|ent|ence)?|distinct|apart)\s+from\b|\bcompared?\s+(?:to|with)\b|"
-                               r"\bas\s+opposed\s+to\b", re.I)
-
 _NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
                 r"forty|fifty|sixty|hundred|thousand|million|billion|half|dozen)")
 _CN_NUMBER = r"[0-9０-９一二两三四五六七八九十百千万亿]"
@@ -98,62 +95,25 @@ FIELD_LINE = re.compile(r"^(?:[^:.]{0,40}\s[–-]\s)?(?P<label>[A-Z][\w-]{0,30})
 # A sentence that asks instead of stating ("What countries won the most medals?") answers nothing.
 _QUESTION_SENTENCE = re.compile(r"[?？]\s*[\"'”’)]*\s*$")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
-# A capitalised word or a code inside the question (not its first word): the name of a thing.
-_NAME_WORD = re.compile(r"(?<=[\s(\"'])(?:[A-Z][\w-]*[A-Z0-9][\w-]*|[A-Z][a-z][\w-]*)")
 # Slots any sentence on the focus can fill (the answer is the statement itself).
 OPEN_SLOTS = frozenset({"fact", "yes_no", "list", "relation"})
 
 
-# An operator symbol standing alone in a question ("What does the |> operator do?", "`:=`"):
-# the tokeniser drops it, yet it is the one thing asked about.
-# Two or three symbols, or one in quotes or backticks: a lone "|", "-" or "/" separates words
-# in prose and in publication names ("Cnbc | World Business News Leader").
-_OPERATOR = re.compile(rf"(?:(?<=\s)|^)(?P<op>{_OPERATOR_CHAR}{{2,3}})(?=$|\s|[,?])"
-                       rf"|(?<=[\"'`])(?P<quoted>{_OPERATOR_CHAR}{{1,3}})(?=[\"'`])")
-_NOT_OPERATORS = frozenset({"--", "---"})  # dashes in prose
-
-# "How often" asks for a recurrence, which a sentence states with these words.
-_ASKS_FREQUENCY = re.compile(r"\bhow\s+(?:often|frequently)\b|\bat\s+what\s+(?:interval|frequency|cadence)\b", re.I)
+# "How often" (the question's kind how_often) asks for a recurrence, which a sentence states with these words.
 _RECURRENCE = re.compile(
     rf"\b(?:every|each)\s+(?:other\s+|few\s+|\d+\s+|{_NUMBER_WORD}\s+)?(?:{_UNIT_OF_TIME_EN}|quarters?|{MONTH_NAME})\b|"
     r"\b(?:once|twice|\w+\s+times)\s+(?:a|per|each)\b|\bper\s+(?:day|week|month|quarter|year)\b|"
     r"\b(?:hourly|daily|weekly|fortnightly|monthly|quarterly|annual(?:ly)?|yearly|biennial(?:ly)?|"
     r"semi-?annual(?:ly)?|periodically)\b", re.I)
 
-# A question asking how many of something there are, not what share or rate.
-_COUNT_QUESTION = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b", re.I)
-_ASKS_SHARE = re.compile(r"\b(?:percent(?:age)?|per\s*cent|share|proportion|fraction|ratio|rate)\b|%", re.I)
+# A count question (the question `counts`) is not answered by a percentage.
 _PERCENTAGE = re.compile(r"\d[\d,.]*(?:\s*(?:-|–|to)\s*\d[\d,.]*)?\s*(?:%|percent\b|per\s*cent\b)", re.I)
-
-_ASKS_FOR_CODE = re.compile(r"\b(?:config(?:ure|ured|uring|uration)?|settings?|ya?ml|toml|snippet|syntax|command|"
-                            r"cli|flags?|example\s+(?:of|for)|how\s+(?:do\s+i|to)\s+(?:write|declare|set|enable|"
-                            r"disable|install|build|run))\b|配置|示例|命令|写法", re.I)
-
-
-# "How many PEPs has ...", "the number of threads ...": the phrase naming what is counted
-_COUNTED = re.compile(r"\b(?:how\s+many|number\s+of)\s+(?P<phrase>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})", re.I)
-_AUXILIARY = frozenset({"has", "have", "had", "did", "does", "do", "were", "was", "is", "are", "can", "could",
-                        "will", "would", "should", "may", "might", "must"})
 _COUNT = re.compile(rf"{_DIGITS.pattern}|\b{_NUMBER_WORD}\b", re.I)
 _COUNTS_WHAT_WAS_NAMED = re.compile(r"\s+of\s+(?:them|these|those)\b", re.I)
 # "... is 12." / "PEPs written by Guido: 25.": the number is what the clause states
 _STATED_COUNT = re.compile(r"(?:\b(?:is|are|was|were|totals?|totalled)|:)\s*$", re.I)
 _CLAUSE_END = re.compile(r"\s*(?:[.;!?]|$)")
 COUNT_WINDOW = 3  # words either side of a number that may name what it counts ("45 votes", "votes: 45")
-
-
-@functools.lru_cache(maxsize=1024)  # read once per question, not once per candidate sentence
-def counted_noun(asked: str) -> str | None:
-    """The noun a count question counts ("PEPs" in "How many PEPs has Guido written?"), if any."""
-    match = _COUNTED.search(asked)
-    if match is None:
-        return None
-    words: list[str] = []
-    for word in match.group("phrase").split():
-        if word.lower() in STOPWORDS_EN or word.lower() in _AUXILIARY or (words and word.lower().endswith("ed")):
-            break  # "How many core developers voted?": the verb ends the phrase
-        words.append(word)
-    return words[-1] if words else None
 
 
 def counts_noun(text: str, noun: str) -> bool:
@@ -173,31 +133,11 @@ def counts_noun(text: str, noun: str) -> bool:
     return False
 
 
-# "What arguments does the print() function take?": the signature of something written as code
-_ASKS_FOR_SIGNATURE = re.compile(r"\b(?:arguments?|parameters?|signature|keywords?)\b.*\b[A-Za-z_][\w.]*\(\)|"
-                                 r"\b[A-Za-z_][\w.]*\(\).*\b(?:arguments?|parameters?|signature)\b", re.I)
-
-
-def signature_asked(query: str) -> str | None:
-    """The callable whose arguments the question asks for ("print" in "What arguments does the
-    print() function take?"), or None."""
-    match = _ASKS_FOR_SIGNATURE.search(query)
-    if match is None:
-        return None
-    return re.search(r"\b([A-Za-z_][\w.]*)\(\)", match.group(0)).group(1)  # type: ignore[union-attr]
-
-
 def opens_with_signature(name: str, text: str) -> bool:
     """True when a sentence or code block opens by defining or calling `name` with its arguments
     ("def print(*args, sep=' ', end='\\n', file=None)")."""
     short = re.escape(name.rsplit(".", 1)[-1])
     return re.match(rf"\s*(?:(?:async\s+)?def\s+|function\s+)?(?:[\w.]+\.)?{short}\(\s*[^)\s]", text) is not None
-
-
-def asks_for_code(query: str) -> bool:
-    """True when the question asks for configuration, a command or code (a code block answers it),
-    or for the arguments of a call it writes as code ("print()")."""
-    return bool(_ASKS_FOR_CODE.search(query) or _ASKS_FOR_SIGNATURE.search(query))
 
 
 # Code written inside a sentence: an operator between operands ("int | str", "x := 5", "a -> b"),
@@ -217,11 +157,14 @@ def writes_code(text: str) -> bool:
                for m in _CODE_OPERATION.finditer(text))
 
 
-def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", lenient: bool = False,
+def fills_slot(slot: str, text: str, language: str = "en", asked: Question | None = None, lenient: bool = False,
                published: bool = False) -> bool:
     """True when `text` states a fact of the kind `slot` asks for (always for OPEN_SLOTS).
 
-    Numbers the question itself writes (`asked`: "PEP 8", "in 2019") are not an answer: they are
+    `asked` is the question as Perception read it (perception/question.py); nothing here reads its
+    text. An amount of time or of a noun ("How much leave ...?", its `unit`) is filled by a
+    duration or by a number counting the noun, not only by money.
+    Numbers the question itself writes (`asked.numbers`: "PEP 8", "in 2019") are not an answer: they are
     blanked out of `text` before a number, amount, duration or date is looked for; so are its
     words before an English name or place is looked for (the answer names someone new). `lenient`
     (validation's reading) accepts any Chinese sentence for a name or place: Chinese names carry
@@ -232,22 +175,28 @@ def fills_slot(slot: str, text: str, language: str = "en", asked: str = "", leni
         return True
     if slot == "date" and published and _DEICTIC_DATE["zh" if language == "zh" else "en"].search(text):
         return True
-    if asked and slot in ("number", "amount", "duration", "date"):
-        for number in set(_DIGITS.findall(asked)):
+    if asked is not None and slot == "amount" and (asked.unit == "time" or asked.unit == "quantity" and asked.counted):
+        # "How much leave do I earn?": days of leave answer it, no sum of money is asked for; "how
+        # much memory": a number counting memory. "How much faster" (no noun) keeps the amount
+        # pattern: a share or a figure with its unit.
+        if asked.unit == "quantity" and language != "zh" and not counts_noun(text, asked.counted):
+            return False
+        slot = "duration" if asked.unit == "time" else "number"
+    if asked is not None and slot in ("number", "amount", "duration", "date"):
+        for number in asked.numbers:
             text = re.sub(rf"(?<![\d.,]){re.escape(number)}(?![\d]|[.,]\d)", " ", text)
-    if asked and slot in ("actor", "place") and language != "zh":
-        text = _blank_asked_words(text, asked)
-    if slot == "duration" and language != "zh" and _ASKS_FREQUENCY.search(asked):
+    if asked is not None and asked.words and slot in ("actor", "place") and language != "zh":
+        text = _blank_asked_words(text, frozenset(asked.words))
+    if slot == "duration" and language != "zh" and asked is not None and asked.kind == "how_often":
         return bool(_RECURRENCE.search(text))  # "every twelve months", "annually"; not "seven months are spent"
     if slot == "number":
         text = IDENTIFIER.sub(" ", text)  # "PEP 8", "Python 3.12" name things; they count nothing
-        if language != "zh" and _COUNT_QUESTION.search(asked) and not _ASKS_SHARE.search(asked):
+        if language != "zh" and asked is not None and asked.counts and not asked.share:
             text = _PERCENTAGE.sub(" ", text)  # "how many threads": "15-20% more memory" counts none
-            noun = counted_noun(asked)
-            if noun and not counts_noun(text, noun):
+            if asked.counted and not counts_noun(text, asked.counted):
                 return False
     field = FIELD_LINE.match(text) if slot == "definition" else None
-    if field and field.group("label").lower() not in asked.lower():
+    if field and (asked is None or not asked.mentions(field.group("label"))):
         text = text[field.end():]  # "PEP 1 – Status: Active." defines nothing; "Wheel: a format" may
     table = _SLOT_ZH if language == "zh" else _SLOT_EN
     pattern = table.get(slot)
@@ -271,10 +220,10 @@ def _years(text: str) -> frozenset[str]:
     return frozenset(_YEAR.findall(text))
 
 
-def _blank_asked_words(text: str, asked: str) -> str:
-    """`text` with the words the question itself writes blanked out (case ignored): "Who is the
-    director of Avatar?" is not answered by "The director of Avatar ..." naming nobody new."""
-    words = {_bare(w) for w in re.findall(r"[A-Za-z][\w'’-]*", asked)}
+def _blank_asked_words(text: str, words: frozenset[str]) -> str:
+    """`text` with the words the question itself writes (`Question.words`) blanked out (case
+    ignored): "Who is the director of Avatar?" is not answered by "The director of Avatar ..."
+    naming nobody new."""
     return re.sub(r"[A-Za-z][\w'’-]*", lambda m: "_" if _bare(m.group(0)) in words else m.group(0), text)
 
 
@@ -296,7 +245,7 @@ class Focus:
             source must name them, a dated one is the freshness check's.
         slot: the asked-for slot (core.vocab.SLOTS).
         language: the question's language.
-        question: the question (or sub-question) text the focus was read from.
+        question: the question (or sub-question) the focus was read from, as Perception read it.
         head: the token of the word the slot attaches to ("won" in "Who won X?"; Perception's
             `slot_head`), "" when the question has none: a sentence answers only if it carries it.
         operators: operator symbols the question writes on their own ("|>", ":=", "**"): like an
@@ -310,54 +259,50 @@ class Focus:
     identifiers: tuple[str, ...] = ()
     periods: tuple[str, ...] = ()
     head: str = ""
-    question: str = ""
+    question: Question = field(default_factory=lambda: Question(""))
     operators: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, perception: Perception, text: str | None = None) -> Focus:
-        """The focus of the perceived query (or of `text`, one of its sub-questions)."""
-        text = perception.query if text is None else text
-        lowered = text.lower()
+    def of(cls, perception: Perception, part: Question | None = None) -> Focus:
+        """The focus of the perceived query (or of `part`, one of its sub-questions), from what
+        Perception read of it (`perception.question`): this never reads the question text."""
+        question = perception.question if part is None else part
         skip: set[str] = set()
         names: list[str] = []
         for entity in perception.entities:
-            if entity.text.lower() not in lowered:
+            if not question.mentions(entity.text):
                 continue
             tokens = tokenize(entity.text)
             if entity.label == "SOURCE":
                 skip.update(tokens)
             elif entity.label in SUBJECT_LABELS:
                 names += [t for t in tokens if t not in names]
-        for word in _NAME_WORD.findall(text[1:]):  # names the entity rules did not know (WhatsApp)
-            if CALENDAR_WORD.fullmatch(word):
-                continue  # "November", "Monday": a date, not a name
+        for word in question.names:  # names the entity rules did not know (WhatsApp)
             names += [t for t in tokenize(word) if t not in names and t not in skip and t not in QUESTION_TERMS]
-        predicate = {t: 1.0 for t in tokenize(_COMPARISON_FRAME.sub(" ", text))
+        predicate = {t: 1.0 for t in tokenize(question.terms or question.text)
                      if t not in QUESTION_TERMS and t not in skip and t not in names}
         window = perception.constraints.time
         said = window.text.lower() if window is not None else ""
         # a numbered name that is the question's time phrase ("Q2 2025") is the freshness check's
-        numbered = list(dict.fromkeys(m.group(0) for m in IDENTIFIER.finditer(text)))
+        numbered = question.identifiers
         identifiers = tuple(i for i in numbered if i.lower() not in said)
         periods = tuple(i for i in numbered if i.lower() in said)
         # an identifier is matched as a whole (PEP604 has no token "pep"); its tokens are not names
         spelled = {t for i in numbered for t in tokenize(i)}
         names = [n for n in names if n not in spelled]
-        head_tokens = tokenize(perception.slot_head) if perception.slot_head and text == perception.query else []
-        operators = tuple(dict.fromkeys(op for m in _OPERATOR.finditer(text)
-                                        if (op := m.group("op") or m.group("quoted")) not in _NOT_OPERATORS))
-        return cls(tuple(names), predicate, perception.slot, perception.language, identifiers, periods,
-                   head_tokens[0] if head_tokens else "", text, operators)
+        head_tokens = tokenize(question.head) if question.head else []
+        return cls(tuple(names), predicate, question.slot, perception.language, identifiers, periods,
+                   head_tokens[0] if head_tokens else "", question, question.operators)
 
-    @functools.cached_property
+    @property
     def signature(self) -> str | None:
-        """The callable whose arguments the question asks for (`signature_asked`)."""
-        return signature_asked(self.question) if self.language != "zh" else None
+        """The callable whose arguments the question asks for (`Question.signature`)."""
+        return (self.question.signature or None) if self.language != "zh" else None
 
-    @functools.cached_property
+    @property
     def wants_code(self) -> bool:
-        """The question asks for syntax, configuration or a command (`asks_for_code`)."""
-        return self.language != "zh" and asks_for_code(self.question)
+        """The question asks for syntax, configuration or a command (`Question.code`)."""
+        return self.language != "zh" and self.question.code
 
     @property
     def total(self) -> float:
@@ -407,7 +352,7 @@ class Focus:
         field = FIELD_LINE.match(text)
         if field is None or "version" not in field.group("label").lower():
             return False
-        return self.head in ADDED and re.search(r"\bversion\b", self.question, re.I) is not None
+        return self.head in ADDED and "version" in self.question.words
 
     def author_field(self, text: str) -> bool:
         """A document's author field ("PEP 8016 – Author: Nathaniel J. Smith, Donald Stufft.")
@@ -417,7 +362,7 @@ class Focus:
     def _other_year(self, text: str) -> bool:
         """The sentence states years, none of them a year the question asks about: it reports
         another season, edition or quarter ("won the 2019 Open" for "Who won the Open in 2020?")."""
-        asked = _years(self.question)
+        asked = frozenset(self.question.years)
         if not asked:
             return False
         stated = _years(text)
@@ -447,7 +392,7 @@ class Focus:
         """For "What is a wheel?": the sentence opens with the asked phrase itself, article included,
         and goes straight on to define it ("A wheel is a ZIP-format archive ..."), the textbook form
         of a definition; not "Wheel is a reference to ...", which speaks of the name."""
-        subject = self._asked_subject
+        subject = self.question.subject if self.slot == "definition" and self.language != "zh" else ""
         if not subject:
             return False
         opening = _unquoted(text.lstrip()).lower()
@@ -455,14 +400,6 @@ class Focus:
             return False
         cue = _SLOT_EN["definition"].match(opening, len(subject) + 1)
         return cue is not None
-
-    @functools.cached_property
-    def _asked_subject(self) -> str:
-        """The phrase a "What is/are ...?" definition question asks about, unquoted, lower case ("")."""
-        if self.slot != "definition" or self.language == "zh":
-            return ""
-        asked = _ASKED_SUBJECT.match(self.question)
-        return _unquoted(asked.group("subject")).lower() if asked else ""
 
     def carries_head(self, tokens: Iterable[str]) -> bool:
         """True when `tokens` hold the slot's head word, a form of it or a word that says the same
@@ -491,10 +428,6 @@ def is_author_field(text: str) -> bool:
     """True for a header field line giving a document's authors ("PEP 8016 – Author: ...")."""
     field = FIELD_LINE.match(text)
     return field is not None and field.group("label").lower() in ("author", "authors")
-
-
-# the phrase a "What is/are ...?" question asks to define, article included
-_ASKED_SUBJECT = re.compile(r"\s*what\s+(?:is|are)\s+(?P<subject>(?:(?:an?|the)\s+)?[^?]{1,60}?)\s*\??\s*$", re.I)
 
 
 def _unquoted(text: str) -> str:

@@ -1,6 +1,7 @@
 """Answer shapes: `answer_bonus` rewards sentences that answer what the question asks.
 
-The slot is Perception's (perception/slots.py; a sub-question's kind maps onto one). A sentence
+The slot is Perception's (`perception.question`, and each sub-question's own, read from the one
+table of question kinds in config/perception.yaml). A sentence
 earns the bonus when it speaks to the question's predicate (focus.py) *and* states a fact of
 the asked-for kind about the slot's head ("won" in "Who won X?"; not a number or name the
 question itself writes): for "How long is the benefit paid?" a sentence giving a duration about the
@@ -15,8 +16,6 @@ from orchestration.textcache import term_set
 from .focus import OPEN_SLOTS, Focus, opens_with_signature, writes_code
 from .sentences import Candidate
 
-# a sub-question's kind (perception/questions.py) -> the slot it asks for
-SLOT_OF_KIND = {"actor": "actor", "steps": "procedure", "date": "date", "number": "number"}
 COVERAGE_WEIGHT = 0.05  # share of the question's predicate the sentence carries
 SLOT_WEIGHT = 0.2      # the sentence states the asked-for kind of fact (and is on the predicate)
 HEAD_IN_CHUNK_ONLY = 0.5  # share of SLOT_WEIGHT when the slot's head is only elsewhere in the chunk

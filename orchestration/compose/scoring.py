@@ -14,11 +14,11 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from core.reading.identifiers import names_title
 from core.text import strip_markers
 from core.vocab import MENTION_LABELS
 from orchestration.retrieval.same_terms import EQUIVALENT
 from orchestration.retrieval.tokenize import is_code, tokenize
+from perception.question import Question
 from perception.types import Perception
 
 from .focus import CUE_TERMS, FIELD_LINE, asks_author, is_author_field, present
@@ -59,15 +59,16 @@ class QueryTerms:
     language: str = "en"
     quantitative: bool = False
     asks_author: bool = False
-    query: str = ""  # the (sub-)question the terms were read from
+    question: Question | None = None  # the (sub-)question the terms were read from
 
     @classmethod
-    def from_perception(cls, perception: Perception, text: str | None = None) -> QueryTerms:
-        """Terms of the query (or of `text`, one sub-question of it) weighted by what they are.
+    def from_perception(cls, perception: Perception, part: Question | None = None) -> QueryTerms:
+        """Terms of the query (or of `part`, one sub-question of it: its ask) weighted by what they are.
 
-        Entities and keywords of the whole query are used only when they occur in `text`.
+        Entities and keywords of the whole query are used only when they occur in the part's ask.
         """
-        text = perception.query if text is None else text
+        question = perception.question if part is None else part
+        text = perception.query if part is None else part.ask
         weights: dict[str, float] = {}
 
         def add(terms: Iterable[str], weight: float) -> None:
@@ -88,7 +89,7 @@ class QueryTerms:
             if entity.label not in MENTION_LABELS and entity.normalized != entity.text:
                 add(tokenize(entity.normalized), 0.5)  # "fuel efficiency" for "fuel burn"
         asks = perception.slot == "actor" and asks_author(perception.slot_head or "")
-        return cls(weights, perception.language, perception.constraints.quantitative, asks, text)
+        return cls(weights, perception.language, perception.constraints.quantitative, asks, question)
 
     @property
     def total(self) -> float:
@@ -171,7 +172,7 @@ def score(candidate: Candidate, terms: QueryTerms, settings: ScoreSettings,
         value *= settings.meta_factor  # "PEP 544 – Author: ..." answers who wrote it, not what it is
     # a question about the document itself ("Did postponed evaluation of annotations become the
     # default?" of PEP 563) is answered by its status and history, not warned off them
-    if not (terms.query and names_title(terms.query, candidate.chunk.title or "")):
+    if not (terms.question is not None and terms.question.names_title(candidate.chunk.title or "")):
         status = str(candidate.chunk.metadata.get("status") or "").lower()
         value *= dict(settings.status_factors).get(status, 1.0)
         if historical:

@@ -34,6 +34,9 @@ def test_how_much_asks_for_an_amount_of_the_noun_that_follows(ask):
     assert (memory.unit, memory.counted) == ("quantity", "memory")
     money = ask("How much money is reimbursed for a laptop?")
     assert money.unit == "money"
+    # a comparative asks for a difference, a share or a figure (PEPs a33: "10-15% slower")
+    slower = ask("How much slower is the free-threaded build when running one thread?")
+    assert (slower.unit, slower.counted) == ("quantity", "")
 
 
 def test_how_much_does_it_cost_asks_for_money(ask):

@@ -142,7 +142,7 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     # a short yes/no or definition question (few terms, few words) needs all its terms; a longer
     # one half, but never more than MAX_NEEDED_TERMS: a multi-part question is answered part by
     # part, and each sentence carries only its part's terms
-    short = focus.total <= MAX_NEEDED_TERMS and len(perception.query.split()) <= SHORT_QUESTION_WORDS
+    short = focus.total <= MAX_NEEDED_TERMS and perception.question.length <= SHORT_QUESTION_WORDS
     share = MIN_COVERAGE_OF_SLOT.get(focus.slot, MIN_COVERAGE) if short else MIN_COVERAGE
     needed_share = min(share, MAX_NEEDED_TERMS / focus.total) if focus.predicate else 0.0
     if coverage < needed_share - 1e-9:

@@ -23,11 +23,11 @@ import datetime as dt
 import re
 from collections.abc import Iterator, Sequence
 
-from core.reading.identifiers import names_title
 from core.vocab import MONTHS
 from orchestration.kb.metadata import document_date
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer
+from perception.question import Question
 from perception.types import Perception, TimeWindow
 from validation.context import CheckContext
 from validation.types import Issue
@@ -59,7 +59,8 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
         if window is not None and day is not None and not window.contains(day) \
                 and (stale or not speaks_of(chunk, window)):
             issues.append(_outside(claim_index, chunk, day, window))
-        if stale and status not in wanted and not (perception is not None and names_document(perception.query, chunk)):
+        if stale and status not in wanted and not (perception is not None
+                                                   and names_document(perception.question, chunk)):
             issues.append(Issue(CHECK, "stale_status", f"{chunk.chunk_id} ({chunk.title!r}) is {status}; "
                                 "the query did not ask for that status", claim=claim_index,
                                 chunk_id=chunk.chunk_id))
@@ -70,9 +71,9 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
     return issues
 
 
-def names_document(query: str, chunk: ScoredChunk) -> bool:
-    """True when the query names the chunk's document (`core.reading.identifiers.names_title`)."""
-    return names_title(query, chunk.title or str(chunk.metadata.get("title") or ""))
+def names_document(question: Question, chunk: ScoredChunk) -> bool:
+    """True when the question names the chunk's document (`Question.names_title`)."""
+    return question.names_title(chunk.title or str(chunk.metadata.get("title") or ""))
 
 
 def _cited_chunks(answer: Answer, evidence: Sequence[ScoredChunk]) -> Iterator[tuple[int, ScoredChunk]]:

@@ -448,7 +448,8 @@ def test_the_arguments_of_a_call_are_answered_by_its_signature(composer, perceiv
     """PEPs: "What arguments does the print() function take?" quoted "With a print() function,
     this is a straightforward string replacement ..." over PEP 3105's signature block (the
     evidence in the order and with the scores retrieval gave them)."""
-    from orchestration.compose.focus import opens_with_signature, signature_asked
+    from orchestration.compose.focus import opens_with_signature
+    from perception.question import question_of
 
     evidence = [synthetic("The signature for print() is:\n```\ndef print(*args, sep=' ', end='\\n', file=None)\n```\n"
                           "while the optional sep and end arguments specify what is printed between the arguments.",
@@ -458,8 +459,8 @@ def test_the_arguments_of_a_call_are_answered_by_its_signature(composer, perceiv
                           doc_id="pep-3105", position=1, score=0.94)]
     answer = composer.run(perceive("What arguments does the print() function take?"), evidence)
     assert answer.claims[0].text.startswith("```") and "def print(*args, sep=' '" in answer.claims[0].text
-    assert signature_asked("What parameters does json.dumps() accept?") == "json.dumps"
-    assert signature_asked("What arguments were made against PEP 572?") is None  # prose arguments
+    assert question_of("What parameters does json.dumps() accept?").signature == "json.dumps"
+    assert question_of("What arguments were made against PEP 572?").signature == ""  # prose arguments
     assert opens_with_signature("json.dumps", "json.dumps(obj, *, skipkeys=False)")
     assert not opens_with_signature("print", "If print() is a function, it is easier to replace.")
 

@@ -5,6 +5,7 @@ import itertools
 from orchestration.compose.focus import _related
 from orchestration.compose.focus import present as _present
 from orchestration.retrieval.same_terms import EQUIVALENT
+from perception.question import question_of as ask
 
 TERMS = ["a320", "reimburs", "reimbursement", "fee", "acquir", "举办", "举", "leap-1a", "2023", "apple"]
 TOKENS = ["a320neo", "a32", "reimbursement", "reimb", "fee", "fees", "acquisit", "acquir", "举办地", "举",
@@ -79,13 +80,13 @@ def test_what_does_not_fill_a_slot_found_on_the_peps():
     Rossum written?' (the PEPs never say) with 'PEP 8 – Author: Guido van Rossum, ...'."""
     from orchestration.compose.focus import fills_slot
 
-    assert not fills_slot("definition", "PEP 1 – Status: Active.", asked="What is a PEP?")
-    assert fills_slot("definition", "A PEP is a design document providing information.", asked="What is a PEP?")
-    assert fills_slot("definition", "Wheel: a built-package format.", asked="What is a wheel?")  # a glossary line
+    assert not fills_slot("definition", "PEP 1 – Status: Active.", asked=ask("What is a PEP?"))
+    assert fills_slot("definition", "A PEP is a design document providing information.", asked=ask("What is a PEP?"))
+    assert fills_slot("definition", "Wheel: a built-package format.", asked=ask("What is a wheel?"))  # a glossary line
     assert not fills_slot("number", "PEP 8 – Author: Guido van Rossum, Barry Warsaw.",
-                          asked="How many PEPs has Guido van Rossum written?")
+                          asked=ask("How many PEPs has Guido van Rossum written?"))
     assert fills_slot("number", "Guido van Rossum wrote 12 of them.",
-                      asked="How many PEPs has Guido van Rossum written?")
+                      asked=ask("How many PEPs has Guido van Rossum written?"))
 
 
 def test_a_possessive_of_a_name_the_question_writes_is_not_a_new_name():
@@ -93,8 +94,8 @@ def test_a_possessive_of_a_name_the_question_writes_is_not_a_new_name():
     possessive "Vanguard's" passed for a name the question did not write."""
     from orchestration.compose.focus import fills_slot
 
-    assert not fills_slot("actor", "the outlook of Vanguard's shares", asked="Who is the new CEO of Vanguard?")
-    assert fills_slot("actor", "the outlook of Vanguard's Tim Buckley", asked="Who is the new CEO of Vanguard?")
+    assert not fills_slot("actor", "the outlook of Vanguard's shares", asked=ask("Who is the new CEO of Vanguard?"))
+    assert fills_slot("actor", "the outlook of Vanguard's Tim Buckley", asked=ask("Who is the new CEO of Vanguard?"))
 
 
 def test_a_share_does_not_count_how_many():
@@ -103,40 +104,43 @@ def test_a_share_does_not_count_how_many():
     a percentage counts no threads. A question that asks for a share still takes one."""
     from orchestration.compose.focus import fills_slot
 
-    asked = "What is the maximum number of threads the free-threaded CPython build can run?"
+    asked = ask("What is the maximum number of threads the free-threaded CPython build can run?")
     assert not fills_slot("number", "free-threaded Python currently sees about 15-20% higher memory use", asked=asked)
     assert fills_slot("number", "The build runs up to 256 threads.", asked=asked)
-    assert fills_slot("number", "In the survey, 40% of users upgraded.", asked="What percentage of users upgraded?")
+    assert fills_slot("number", "In the survey, 40% of users upgraded.",
+                      asked=ask("What percentage of users upgraded?"))
     # an amount opening the sentence is no identifier (as "PEP 8" or "Python 3.12" are)
-    assert fills_slot("number", "About 40% of users upgraded.", asked="What percentage of users upgraded?")
-    assert fills_slot("number", "Over 200 people attended.", asked="How many people attended?")
-    assert fills_slot("number", "In the survey, 40 percent upgraded.", asked="How many users upgraded, in percent?")
+    assert fills_slot("number", "About 40% of users upgraded.", asked=ask("What percentage of users upgraded?"))
+    assert fills_slot("number", "Over 200 people attended.", asked=ask("How many people attended?"))
+    assert fills_slot("number", "In the survey, 40 percent upgraded.",
+                      asked=ask("How many users upgraded, in percent?"))
 
 
 def test_a_count_is_filled_only_by_a_number_counting_the_asked_noun():
     """PEPs: "How many PEPs has Guido van Rossum written?" (the PEPs never say) was answered
     from "While there are two authors of this PEP, ... made by Guido van Rossum": two authors,
     no count of PEPs. "How many authors can a PEP have at most?" took "at least one core developer"."""
-    from orchestration.compose.focus import counted_noun, fills_slot
+    from orchestration.compose.focus import fills_slot
 
-    assert counted_noun("How many PEPs has Guido van Rossum written?") == "PEPs"
-    assert counted_noun("How many core developers voted?") == "developers"
-    assert counted_noun("What is the number of threads the build can run?") == "threads"
-    assert counted_noun("How many registered voters are there?") == "voters"
-    asked = "How many PEPs has Guido van Rossum written?"
+    assert ask("How many PEPs has Guido van Rossum written?").counted == "PEPs"
+    assert ask("How many core developers voted?").counted == "developers"
+    assert ask("What is the number of threads the build can run?").counted == "threads"
+    assert ask("How many registered voters are there?").counted == "voters"
+    asked = ask("How many PEPs has Guido van Rossum written?")
     assert not fills_slot("number", "While there are two authors of this PEP, the decisions are made by "
                                     "Guido van Rossum.", asked=asked)
     assert fills_slot("number", "Guido van Rossum has written 25 PEPs.", asked=asked)
     assert fills_slot("number", "PEPs written by Guido: 25.", asked=asked)  # the noun before the number
     assert not fills_slot("number", "all PEPs must have sponsorship from at least one core developer.",
-                          asked="How many authors can a PEP have at most?")
+                          asked=ask("How many authors can a PEP have at most?"))
     assert fills_slot("number", "Guido van Rossum received 45 votes.",
-                      asked="How many votes did Guido van Rossum get?")
-    assert fills_slot("number", "The council has five members.", asked="How many members does the council have?")
+                      asked=ask("How many votes did Guido van Rossum get?"))
+    assert fills_slot("number", "The council has five members.", asked=ask("How many members does the council have?"))
     # "How many authors can a PEP have at most?" (never said) took a number that ends a parenthesis
     assert not fills_slot("number", "Assign them a number (a special/joke number, like 666 or 3141).",
-                          asked="How many authors can a PEP have at most?")
-    assert fills_slot("number", "The number of authors a PEP may list is 3.", asked="How many authors can a PEP have?")
+                          asked=ask("How many authors can a PEP have at most?"))
+    assert fills_slot("number", "The number of authors a PEP may list is 3.",
+                      asked=ask("How many authors can a PEP have?"))
 
 
 def test_a_definition_question_prefers_the_sentence_defining_the_asked_term():
@@ -188,11 +192,12 @@ def test_how_often_is_answered_by_a_recurrence_not_by_any_length_of_time():
     are spent on versioned alpha releases" over PEP 602's "released predictably every twelve months"."""
     from orchestration.compose.focus import fills_slot
 
-    asked = "How often is a new Python feature version released?"
+    asked = ask("How often is a new Python feature version released?")
     assert not fills_slot("duration", "The next seven months are spent on versioned alpha releases.", asked=asked)
     assert fills_slot("duration", "Feature versions are released predictably every twelve months.", asked=asked)
     assert fills_slot("duration", "Python moved to an annual release cycle.", asked=asked)
-    assert fills_slot("duration", "The next seven months are spent on alphas.", asked="How long do the alphas last?")
+    assert fills_slot("duration", "The next seven months are spent on alphas.",
+                      asked=ask("How long do the alphas last?"))
 
 
 def test_the_words_framing_a_comparison_are_not_terms_a_sentence_must_say():
@@ -207,3 +212,17 @@ def test_the_words_framing_a_comparison_are_not_terms_a_sentence_must_say():
     assert "from" not in ranged and "rang" in ranged
     # elsewhere "from" is the question's own word and stays ("Which airline flies from Denver?")
     assert "from" in Focus.of(agent.run("Which airline flies from Denver to Boston?", "2026-08-22")).predicate
+
+
+def test_how_much_of_a_noun_is_filled_by_that_noun_not_by_money():
+    """"How much leave do I earn per month?" was read as asking for money: "1.5 days of leave"
+    filled no slot and "a 200 USD allowance" did. The unit comes from Perception's Question."""
+    from orchestration.compose.focus import fills_slot
+
+    leave = ask("How much leave do I earn per month?")
+    assert fills_slot("amount", "Employees earn 1.5 days of leave per month.", asked=leave)
+    assert not fills_slot("amount", "The allowance is USD 200.", asked=leave)
+    memory = ask("How much memory does the build use?")
+    assert fills_slot("amount", "The build uses 12 GB more memory.", asked=memory)
+    assert not fills_slot("amount", "The build was released in 12 weeks.", asked=memory)
+    assert fills_slot("amount", "It costs USD 8,900.", asked=ask("How much does it cost?"))
