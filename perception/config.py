@@ -121,6 +121,8 @@ class QuestionKind:
         quantitative: the row matches when the query asks for a number.
         english: English cues (case-insensitive regexes).
         chinese: Chinese cues.
+        frame: words that only frame a question of this kind ("mean" in "What does X mean?"):
+            no answer has to say them, so they leave the question's terms.
     """
 
     kind: str
@@ -130,6 +132,7 @@ class QuestionKind:
     quantitative: bool = False
     english: tuple[re.Pattern, ...] = ()
     chinese: tuple[re.Pattern, ...] = ()
+    frame: tuple[re.Pattern, ...] = ()
 
     @property
     def rule(self) -> str:
@@ -459,7 +462,7 @@ def _questions(where: Where, value: Any) -> tuple[tuple[QuestionKind, ...], dict
     seen: set[str] = set()
     for i, item in enumerate(_list(at_kinds, sec["kinds"], "'- {kind: ..., slot: ..., en: [...]}'")):
         at = _item(at_kinds, i)
-        row = check.mapping(at, item, ("kind", "slot", "unit", "action", "quantitative", "en", "zh"),
+        row = check.mapping(at, item, ("kind", "slot", "unit", "action", "quantitative", "en", "zh", "frame"),
                             required=("kind", "slot"))
         kind = check.text(at.at("kind"), row["kind"]).strip()
         if kind in seen:
@@ -475,7 +478,8 @@ def _questions(where: Where, value: Any) -> tuple[tuple[QuestionKind, ...], dict
         rows.append(QuestionKind(
             kind=kind, slot=check.choice(at.at("slot"), row["slot"], SLOTS, "slot"),
             unit=check.choice(at.at("unit"), row["unit"], UNIT_KINDS, "unit") if "unit" in row else "",
-            action=action, quantitative=quantitative, english=english, chinese=chinese))
+            action=action, quantitative=quantitative, english=english, chinese=chinese,
+            frame=_regexes(at.at("frame"), row.get("frame"))))
     units = {name: frozenset(w.lower() for w in _phrases(where.at("units").at(name), words))
              for name, words in check.mapping(where.at("units"), sec.get("units"), UNIT_WORD_KINDS).items()}
     return tuple(rows), units

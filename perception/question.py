@@ -207,7 +207,16 @@ def read_question(config: PerceptionConfig, text: str, action: str = "lookup", q
         words=tuple(dict.fromkeys(_POSSESSIVE.sub("", w.lower()) for w in _WORD.findall(text))),
         years=tuple(dict.fromkeys(YEAR.findall(text))), signature=_signature(text),
         code=bool(_ASKS_FOR_CODE.search(text) or _ASKS_FOR_SIGNATURE.search(text)),
-        temporal=bool(_TEMPORAL.search(text)), terms=_COMPARISON_FRAME.sub(" ", text), ask=ask or text)
+        temporal=bool(_TEMPORAL.search(text)), terms=_frame_free(text, row), ask=ask or text)
+
+
+def _frame_free(text: str, row: QuestionKind | None) -> str:
+    """The question without the words that only frame it: a comparison's ("different from") and
+    its kind's (`frame` in the table: "mean" in "What does X mean?"); no answer has to say them."""
+    text = _COMPARISON_FRAME.sub(" ", text)
+    for pattern in row.frame if row else ():
+        text = pattern.sub(" ", text)
+    return text
 
 
 def read_query(config: PerceptionConfig, text: str, action: str, quantitative: bool, head: str = "") -> Question:

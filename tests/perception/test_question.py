@@ -55,6 +55,15 @@ def test_what_does_x_mean_asks_for_a_definition_not_a_statistic(rules_agent):
     assert rules_agent.run("What is the mean response time?", "2025-07-01").constraints.quantitative
 
 
+def test_the_word_that_frames_a_meaning_question_is_no_term_an_answer_must_say(rules_agent):
+    """"What does fault E5102 mean?" was refused: no cited sentence says "mean" (it frames the question)."""
+    question = rules_agent.run("What does fault E5102 mean?", "2025-07-01").question
+    assert question.kind == "meaning" and "mean" not in question.terms.lower().split()
+    assert "E5102" in question.terms and "fault" in question.terms
+    # "mean" as an average stays a term of a question that is not a meaning question
+    assert "mean" in rules_agent.run("What is the mean response time?", "2025-07-01").question.terms
+
+
 def test_is_there_a_cap_is_a_yes_no_question(ask):
     cap = ask("Is there a cap on overtime?")
     assert (cap.kind, cap.slot, cap.polarity) == ("yes_no", "yes_no", "positive")
