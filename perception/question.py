@@ -17,7 +17,9 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from core.reading.dates import YEAR
 from core.reading.identifiers import IDENTIFIER, OPERATOR_CHAR, names_title
+from core.reading.quantities import NUMBER_RUN
 from core.text import CALENDAR_WORD
 
 from .config import PerceptionConfig, QuestionKind, load_config
@@ -62,8 +64,6 @@ _COMPARISON_FRAME = re.compile(r"\b(?:differ(?:s|ent|ence)?|distinct|apart)\s+fr
 # A comparison asked over dates ("which was effective earlier?"), not over figures.
 _TEMPORAL = re.compile(r"\b(earlier|later|earliest|latest|before|after|first|when|date|dated|published|"
                        r"issued|effective|older|newer)\b|早|晚|先|什么时候|何时|日期|发布|生效", re.I)
-NUMBER_RUN = re.compile(r"\d+(?:[.,]\d+)*")
-YEAR = re.compile(r"(?<![\d.,])(?:1[6-9]|20)\d\d(?![\d]|[.,]\d)")
 _WORD = re.compile(r"[A-Za-z][\w'’-]*")
 _POSSESSIVE = re.compile(r"['’]s$")
 

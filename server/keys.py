@@ -156,6 +156,7 @@ class KeyStore:
         self._by_hash: dict[str, KeyEntry] = {}
         self._stat: tuple | None = None
         self._serving: str | None = None  # sha256 of the key file text serving now
+        self._snapshot_stat: tuple | None = None  # the snapshot as last read or written here
         self._last_check = 0.0
         self._lock = threading.Lock()
 
@@ -240,6 +241,7 @@ class KeyStore:
             if self.snapshot.exists() and self.snapshot.read_text(encoding="utf-8") == text:
                 return
             write_atomically(self.snapshot, text)
+            self._snapshot_stat = file_stat(self.snapshot)  # what this process serves: nothing to adopt
         except OSError as exc:
             log.error("cannot write the API key snapshot; other workers keep their keys",
                       extra={"event": "keys_snapshot", "error": str(exc)})
@@ -248,6 +250,10 @@ class KeyStore:
         """Serve the service's last good key set when it differs from this process's."""
         if self.snapshot is None:
             return
+        stat = file_stat(self.snapshot)
+        if stat is None or stat == self._snapshot_stat:  # unchanged since this process last saw it
+            return
+        self._snapshot_stat = stat
         try:
             raw = self.snapshot.read_bytes()
         except FileNotFoundError:

@@ -104,13 +104,8 @@ def flag_issues(answer: Answer, verdict: Verdict, language: str) -> str:
         return _leave_out_issues(answer, verdict, _lang(language))
     lang = _lang(language)
     text = answer.text
-    by_claim: dict[int, list[str]] = {}
-    general: list[str] = []
-    for issue in verdict.issues:
-        if issue.claim is not None and issue.claim < len(answer.claims):
-            by_claim.setdefault(issue.claim, []).append(issue.kind)
-        else:
-            general.append(issue.detail)
+    by_claim = _kinds_by_claim(answer, verdict)
+    general = [i.detail for i in verdict.issues if i.claim is None or i.claim >= len(answer.claims)]
     for index, kinds in sorted(by_claim.items()):
         claim = answer.claims[index].text
         marker = f" [{UNVERIFIED[lang]}: {', '.join(dict.fromkeys(kinds))}]"
@@ -121,12 +116,18 @@ def flag_issues(answer: Answer, verdict: Verdict, language: str) -> str:
     return text
 
 
-def _leave_out_issues(answer: Answer, verdict: Verdict, lang: str) -> str:
-    """A model's answer without its claims that have an issue, with a note saying so."""
+def _kinds_by_claim(answer: Answer, verdict: Verdict) -> dict[int, list[str]]:
+    """The issue kinds of each claim some issue points at, by the claim's index."""
     by_claim: dict[int, list[str]] = {}
     for issue in verdict.issues:
         if issue.claim is not None and issue.claim < len(answer.claims):
             by_claim.setdefault(issue.claim, []).append(issue.kind)
+    return by_claim
+
+
+def _leave_out_issues(answer: Answer, verdict: Verdict, lang: str) -> str:
+    """A model's answer without its claims that have an issue, with a note saying so."""
+    by_claim = _kinds_by_claim(answer, verdict)
     text = answer.text
     left_out = [answer.claims[index].text for index in sorted(by_claim)]
     for claim in left_out:
@@ -151,11 +152,7 @@ def shown_claims(answer: Answer, verdict: Verdict) -> list[dict]:
     has its text withheld (`text: null`, `withheld`: the issue kinds); every shown text is
     sanitised for Markdown and HTML renderers as the answer is (server/sanitize.py)."""
     hosts = allowed_hosts(c.url for c in answer.citations)
-    rejected: dict[int, list[str]] = {}
-    if answer.composer in WRITTEN_BY_MODEL:
-        for issue in verdict.issues:
-            if issue.claim is not None:
-                rejected.setdefault(issue.claim, []).append(issue.kind)
+    rejected = _kinds_by_claim(answer, verdict) if answer.composer in WRITTEN_BY_MODEL else {}
     shown = []
     for index, claim in enumerate(answer.claims):
         body = claim.to_dict()

@@ -172,7 +172,7 @@ def test_sub_packages_keep_out_of_each_others_internals(importer, forbidden):
 # The readers of quantities, units, dates and mentions: one definition each, in core/reading.
 READERS = ("stated_quantities", "date_values", "normalize_unit", "read_measure", "stated_dates",
            "extract_dates", "mention_start", "number_alias", "names_identifier", "names_operator", "names_title",
-           "is_code", "Quantity", "Measure", "StatedDate", "IDENTIFIER")
+           "is_code", "Quantity", "Measure", "StatedDate", "IDENTIFIER", "YEAR", "NUMBER_RUN")
 
 
 def test_each_reader_is_defined_once_in_core_reading():

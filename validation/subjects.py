@@ -14,6 +14,7 @@ Promises:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -35,8 +36,14 @@ def subject_names(perception: Perception | None, entities: Iterable[str | None] 
     return list(dict.fromkeys(n for n in names if n.strip()))
 
 
-def _mentions(text: str, names: Sequence[str]) -> list[tuple[int, str]]:
+def _mentions(text: str, names: Sequence[str]) -> tuple[tuple[int, str], ...]:
     """(position, name) of every subject mention of the text that is not a comparison's object, in order."""
+    return _mentions_of(text, tuple(names))
+
+
+@functools.lru_cache(maxsize=4096)
+def _mentions_of(text: str, names: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
+    """`_mentions`, memoised: the check asks it of the same cited sentence once per number in it."""
     found: list[tuple[int, str]] = []
     for name in names:
         position = 0
@@ -45,7 +52,7 @@ def _mentions(text: str, names: Sequence[str]) -> list[tuple[int, str]]:
             if not _OBJECT_BEFORE.search(text[max(0, at - 30):at]):
                 found.append((at, name))
             position = at + 1
-    return sorted(found)
+    return tuple(sorted(found))
 
 
 def sentence_subject(text: str, names: Sequence[str]) -> str | None:

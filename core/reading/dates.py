@@ -13,6 +13,8 @@ MONTH_NUMBER = {m: i for i, m in enumerate(MONTHS, start=1)}
 MONTH_NUMBER.update({m[:3]: i for m, i in list(MONTH_NUMBER.items())})
 MONTH_NUMBER["sept"] = 9
 
+# a year written alone ("in 2019", "the 2021 US Open"), not part of a longer number or a decimal
+YEAR = re.compile(r"(?<![\d.,])(?:1[6-9]|20)\d\d(?![\d]|[.,]\d)")
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _ZH_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from .dates import date_spans
 from .units import CURRENCY, UNIT, normalize_unit
 
+# a number as written, its separators kept ("2,290", "3.12"): what a text names by its digits
+NUMBER_RUN = re.compile(r"\d+(?:[.,]\d+)*")
 _NUMBER = re.compile(
     rf"(?P<cur>{CURRENCY})?\s?(?P<num>(?<![A-Za-z0-9.,\-])-?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?![A-Za-z0-9\-])"
     rf"|(?<![A-Za-z0-9.,\-])-?\d+(?:\.\d+)?(?![A-Za-z0-9\-]))"

@@ -23,7 +23,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
+from core.reading.dates import YEAR
 from core.reading.identifiers import IDENTIFIER
+from core.reading.quantities import NUMBER_RUN
 from core.text import CALENDAR_WORD, MONTH_NAME, has_han
 from core.vocab import SUBJECT_LABELS
 from orchestration.retrieval.same_terms import ADDED, EQUIVALENT
@@ -88,13 +90,11 @@ _DEICTIC_DATE = {
     "zh": re.compile(r"今天|今日|昨天|昨日|明天|本周|日前|近日"),
 }
 CONTEXT_CREDIT = 0.5
-_YEAR = re.compile(r"(?<![\d.,])(?:1[6-9]|20)\d\d(?![\d]|[.,]\d)")
 # A header field stated as a line ("Status: Active.", "PEP 8 – Created: 05-Jul-2001."): its colon
 # introduces a value, not a definition.
 FIELD_LINE = re.compile(r"^(?:[^:.]{0,40}\s[–-]\s)?(?P<label>[A-Z][\w-]{0,30}):\s")
 # A sentence that asks instead of stating ("What countries won the most medals?") answers nothing.
 _QUESTION_SENTENCE = re.compile(r"[?？]\s*[\"'”’)]*\s*$")
-_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 # Slots any sentence on the focus can fill (the answer is the statement itself).
 OPEN_SLOTS = frozenset({"fact", "yes_no", "list", "relation"})
 
@@ -108,7 +108,7 @@ _RECURRENCE = re.compile(
 
 # A count question (the question `counts`) is not answered by a percentage.
 _PERCENTAGE = re.compile(r"\d[\d,.]*(?:\s*(?:-|–|to)\s*\d[\d,.]*)?\s*(?:%|percent\b|per\s*cent\b)", re.I)
-_COUNT = re.compile(rf"{_DIGITS.pattern}|\b{_NUMBER_WORD}\b", re.I)
+_COUNT = re.compile(rf"{NUMBER_RUN.pattern}|\b{_NUMBER_WORD}\b", re.I)
 _COUNTS_WHAT_WAS_NAMED = re.compile(r"\s+of\s+(?:them|these|those)\b", re.I)
 # "... is 12." / "PEPs written by Guido: 25.": the number is what the clause states
 _STATED_COUNT = re.compile(r"(?:\b(?:is|are|was|were|totals?|totalled)|:)\s*$", re.I)
@@ -217,7 +217,7 @@ def fills_slot(slot: str, text: str, language: str = "en", asked: Question | Non
 @functools.lru_cache(maxsize=8192)
 def _years(text: str) -> frozenset[str]:
     """The four-digit years a text writes (1600-2099)."""
-    return frozenset(_YEAR.findall(text))
+    return frozenset(YEAR.findall(text))
 
 
 def _blank_asked_words(text: str, words: frozenset[str]) -> str:

@@ -16,13 +16,13 @@ from itertools import chain
 import Stemmer
 
 from core.reading.identifiers import is_code
+from core.reading.quantities import NUMBER_RUN
 from core.segment import default_tokenizer
 from core.text import HAN_RUN
 
 # A run of CJK ideographs, or a word made of letters/digits joined by '-', '.', '/' or '_'.
 _WORD = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|[^\W_]+(?:[-./_][^\W_]+)*")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3})")
-_DECIMAL = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def _load_words(name: str) -> frozenset[str]:
@@ -49,7 +49,7 @@ def _jieba():
 def _english_word_tokens(word: str) -> tuple[str, ...]:
     """Tokens for one regex word: a code or number whole, otherwise its stemmed parts."""
     lowered = word.lower()
-    if _DECIMAL.fullmatch(lowered):
+    if NUMBER_RUN.fullmatch(lowered):
         return (_THOUSANDS.sub("", lowered),)  # 2,290 and 2290 are the same number
     if is_code(lowered):
         return (lowered,)
