@@ -23,7 +23,7 @@ from orchestration.paths import REPO_ROOT  # noqa: E402
 from .stats import head_commit  # noqa: E402
 
 COLORS = {"bm25": "#4C72B0", "dense": "#DD8452", "hybrid": "#55A868", "topk": "#55A868", "router": "#C44E52",
-          "zh": "#8172B3", "en": "#937860"}
+          "zh": "#8172B3", "en": "#937860", "loop": "#DA8BC3"}
 DPI = 90
 LOWER_IS_BETTER = {"false_refusal", "conflict_answer_fake", "counterfactual_answer_fake",
                    "counterfactual_fake_unflagged"}
@@ -116,6 +116,10 @@ def plot_answers(results: dict[str, dict[str, Any]], out: Path) -> str | None:
     for lang, values in results.get("rgb", {}).get("metrics", {}).items():
         for name, value in values.items():
             rows.append((f"rgb {lang} {name}", value, lang))
+    squad = results.get("squad", {})
+    for name, value in squad.get("metrics", {}).get("loop", {}).items():
+        if value is not None:
+            rows.append((f"squad {squad.get('split', '')} {name}", value, "loop"))
     if not rows:
         return None
     fig, ax = plt.subplots(figsize=(8, 0.32 * len(rows) + 1.2))
@@ -227,6 +231,41 @@ def _questions_table(rows: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
+SQUAD_MISSES = 25  # rows of each kind of miss report.md shows (report.json holds every question)
+
+
+def _squad_section(result: dict[str, Any]) -> list[str]:
+    """The targets, the counts and the first misses of each kind of a `squad` run."""
+    metrics = result["metrics"].get("loop", {})
+    met = result.get("meets_targets", {})
+    lines = ["", f"Split `{result.get('split')}` (KB `{result.get('kb_name')}`), `now` {result.get('now')}. "
+                 "Targets: " + "; ".join(
+                     f"{name} {bound} ({'met' if met.get(name) else 'missed' if met.get(name) is False else '–'}"
+                     f", {metrics.get(name) if metrics.get(name) is not None else '–'})"
+                     for name, bound in result.get("targets", {}).items())]
+    counts = result.get("counts", {})
+    if counts:
+        lines += ["", "Counts: " + ", ".join(f"{k} {v}" for k, v in counts.items())]
+    rows = result.get("questions", [])
+    kinds = (("Answerable, refused (false refusals)", lambda q: not q["impossible"] and q["status"] == "insufficient"),
+             ("Answerable, answered, no gold text in the lead sentence",
+              lambda q: not q["impossible"] and q["status"] != "insufficient" and not q["lead_has_gold"]),
+             ("Unanswerable, answered", lambda q: q["impossible"] and q["status"] != "insufficient"))
+    for caption, test in kinds:
+        misses = [q for q in rows if test(q)]
+        if not misses:
+            continue
+        lines += ["", f"{caption}: {len(misses)}" + (f", the first {SQUAD_MISSES}" if len(misses) > SQUAD_MISSES
+                                                      else "") + ":", "",
+                  "| id | question | status | lead sentence | gold |", "|---|---|---|---|---|"]
+        for q in misses[:SQUAD_MISSES]:
+            gold = " / ".join(q.get("gold", [])) or \
+                ("plausible: " + " / ".join(q["plausible"]) if q.get("plausible") else "–")
+            lines.append(f"| {q['id']} | {_cell(q['question'])} | {q['status']} | {_cell(q['lead'][:200])} | "
+                         f"{_cell(gold)} |")
+    return lines
+
+
 def write_report(results: list[dict[str, Any]], out: Path) -> Path:
     """report.md beside report.json, and the PNGs it shows."""
     out.mkdir(parents=True, exist_ok=True)
@@ -275,7 +314,9 @@ def write_report(results: list[dict[str, Any]], out: Path) -> Path:
             lines += ["", f"Per question type, `{mode}`:", ""] + _table(types)
         if r.get("statuses"):
             lines += ["", "Answer status counts: `" + json.dumps(r["statuses"], ensure_ascii=False) + "`"]
-        if r.get("questions"):
+        if name == "squad":
+            lines += _squad_section(r)
+        elif r.get("questions"):
             lines += ["", "Every question (`fact`: a gold string is in the answer, \"citing other PEPs\" when no "
                           "cited PEP holds it; unanswerable ones should be `insufficient`):", ""] \
                 + _questions_table(r["questions"])

@@ -1,7 +1,8 @@
 """`sightline eval`: build (or reuse) each set's knowledge base, run every mode, score it.
 
 Retrieval runs through the same Retriever the service uses, and the answer-level modes
-(`router` on MultiHop-RAG and HotpotQA, every RGB setting, the PEP questions of evaluation/peps/)
+(`router` on MultiHop-RAG and HotpotQA, every RGB setting, the PEP questions of evaluation/peps/,
+SQuAD 2.0 articles of evaluation/squad.py)
 through `server.loop.AnswerLoop`, the code path of POST /rag. Each set's knowledge base is built
 under var/eval/ by the normal ingest, which skips the build when the corpus, chunking, pipeline
 code and embedder are unchanged, so a second run only queries.
@@ -19,6 +20,7 @@ from typing import Any
 import yaml
 from tqdm import tqdm
 
+from core.errors import RequestError
 from orchestration.kb.config import KBConfig, parse_kb_config
 from orchestration.kb.registry import open_knowledge_bases
 from orchestration.paths import REPO_ROOT, config_dir
@@ -31,7 +33,7 @@ from .datasets import DEFAULT_DATA, EvalQuery, load_queries, set_folder
 from .metrics import mean_metrics, multihop_query_metrics, ndcg_at_k, recall_at_k
 from .stats import latency_summary
 
-SETS = ("scifact", "multihop", "rgb", "hotpotqa", "peps")
+SETS = ("scifact", "multihop", "rgb", "hotpotqa", "peps", "squad")
 MODES = {"bm25": "keyword", "dense": "vector", "hybrid": "hybrid"}
 ANCHORS = {
     "scifact": {"bm25 (BEIR paper)": {"ndcg@10": 0.665}, "bm25 (Anserini)": {"ndcg@10": 0.679},
@@ -152,8 +154,10 @@ def fusion_sweep(name: str, kb: str, retriever: Retriever, items: list[EvalQuery
 
 
 def run_set(name: str, data_dir: Path | None = None, queries: Path | None = None, limit: int | None = None,
-            progress: bool = True, sweep: bool | None = None) -> dict[str, Any]:
+            progress: bool = True, sweep: bool | None = None, split: str = "dev") -> dict[str, Any]:
     """Evaluate one set in every mode; the JSON document `eval --json` prints.
+
+    `split` chooses the articles of `squad` (train, dev or test; evaluation/answers/splits.py).
 
     `sweep` (default: on for full runs, off with `limit`) adds hybrid metrics at several
     vector-arm weights under "fusion_sweep", the evidence for the per-KB weights.
@@ -172,6 +176,16 @@ def run_set(name: str, data_dir: Path | None = None, queries: Path | None = None
         peps["wall_seconds"] = round(time.perf_counter() - started, 1)
         peps["commit"] = commit
         return peps
+    if name == "squad":  # SQuAD 2.0 articles of one split, through the whole loop (evaluation/squad.py)
+        from .squad import run_squad_set
+
+        if queries is not None:
+            raise RequestError("--queries does not apply to squad: its questions come with the articles; "
+                               "choose them with --split (train, dev or test)", field="queries")
+        squad = run_squad_set(data_dir, eval_kb_config(data_dir), split, limit, progress)
+        squad["wall_seconds"] = round(time.perf_counter() - started, 1)
+        squad["commit"] = commit
+        return squad
     folder = set_folder(name, data_dir)
     if name == "rgb":
         rgb = _run_rgb(folder, data_dir, queries, limit, progress)
@@ -268,12 +282,12 @@ def format_table(result: dict[str, Any]) -> str:
 
 
 def run_sets(sets: list[str], data_dir: Path | None = None, queries: Path | None = None, limit: int | None = None,
-             out_dir: Path | None = None, progress: bool = True) -> list[dict[str, Any]]:
+             out_dir: Path | None = None, progress: bool = True, split: str = "dev") -> list[dict[str, Any]]:
     """Evaluate each set; print a table per set when `progress`; write report.json, report.md
     and the plots to out_dir (merged with the sets an earlier run there already wrote)."""
     results = []
     for name in sets:
-        result = run_set(name, data_dir, queries, limit, progress)
+        result = run_set(name, data_dir, queries, limit, progress, split=split)
         results.append(result)
         if progress:
             print(format_table(result), flush=True)

@@ -109,10 +109,13 @@ def build_parser() -> argparse.ArgumentParser:
     proxy.set_defaults(func=cmd_proxy)
 
     evaluate = sub.add_parser("eval", help="evaluate on public benchmark sets")
-    evaluate.add_argument("sets", nargs="+", choices=["scifact", "multihop", "rgb", "hotpotqa", "peps"])
+    evaluate.add_argument("sets", nargs="+", choices=["scifact", "multihop", "rgb", "hotpotqa", "peps", "squad"])
     evaluate.add_argument("--data", type=Path, help="folder holding the sets (default ../shared/eval)")
     evaluate.add_argument("--queries", type=Path, help="another query file in the set's format")
-    evaluate.add_argument("--limit", type=positive_int, help="only the first N queries")
+    evaluate.add_argument("--limit", type=positive_int, help="only the first N queries (squad: answerable "
+                                                             "and unanswerable alternating)")
+    evaluate.add_argument("--split", choices=["train", "dev", "test"], default="dev",
+                          help="squad: the articles to evaluate on (default dev; evaluation/answers/splits.py)")
     evaluate.add_argument("--out", type=Path, help="write report.json / report.md here")
     evaluate.add_argument("--json", action="store_true", help="one JSON object on stdout")
     evaluate.set_defaults(func=cmd_eval)

@@ -10,7 +10,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from evaluation.runner import run_sets
 
     results = run_sets(args.sets, data_dir=args.data, queries=args.queries, limit=args.limit,
-                       out_dir=args.out, progress=not args.json)
+                       out_dir=args.out, progress=not args.json, split=args.split)
     if args.json:
         payload = results[0] if len(results) == 1 else results
         print(json.dumps(payload, indent=2, ensure_ascii=False))
