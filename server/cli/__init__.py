@@ -109,7 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     proxy.set_defaults(func=cmd_proxy)
 
     evaluate = sub.add_parser("eval", help="evaluate on public benchmark sets")
-    evaluate.add_argument("sets", nargs="+", choices=["scifact", "multihop", "rgb", "hotpotqa", "peps", "squad"])
+    evaluate.add_argument("sets", nargs="+", choices=["scifact", "multihop", "rgb", "hotpotqa", "peps", "squad",
+                                                         "docs"])
     evaluate.add_argument("--data", type=Path, help="folder holding the sets (default ../shared/eval)")
     evaluate.add_argument("--queries", type=Path, help="another query file in the set's format")
     evaluate.add_argument("--limit", type=positive_int, help="only the first N queries (squad: answerable "

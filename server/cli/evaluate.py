@@ -9,8 +9,14 @@ import json
 def cmd_eval(args: argparse.Namespace) -> int:
     from evaluation.runner import run_sets
 
-    results = run_sets(args.sets, data_dir=args.data, queries=args.queries, limit=args.limit,
-                       out_dir=args.out, progress=not args.json, split=args.split)
+    sets = [s for s in args.sets if s != "docs"]
+    results = run_sets(sets, data_dir=args.data, queries=args.queries, limit=args.limit,
+                       out_dir=args.out, progress=not args.json, split=args.split) if sets else []
+    if "docs" in args.sets:  # the real-documentation dev set (evaluation/docsets.py)
+        from evaluation.docsets import run_docs_eval
+
+        results.append(run_docs_eval(data_dir=args.data, queries=args.queries, limit=args.limit,
+                                     out_dir=args.out, progress=not args.json))
     if args.json:
         payload = results[0] if len(results) == 1 else results
         print(json.dumps(payload, indent=2, ensure_ascii=False))
