@@ -8,7 +8,7 @@ SETUP_INPUTS := pyproject.toml requirements.lock requirements-model.txt
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup setup-torch setup-peers demo serve test test-fast lint bench eval lock clean-kb
+.PHONY: setup setup-torch setup-peers demo serve test test-fast lint bench eval answer-model lock clean-kb
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -60,6 +60,11 @@ bench: $(STAMP)
 
 eval: $(STAMP)
 	$(BIN)/sightline eval scifact multihop
+
+## answer-model: refit the answer model from ../shared/eval (SQuAD 2.0 + MultiHop-RAG through the real loop;
+## docs/ANSWER_MODEL.md) into orchestration/compose/scorer/answer_model.json. About 6 minutes on 2 cores.
+answer-model: $(STAMP)
+	$(BIN)/python -m evaluation.answers.train
 
 ## lock: re-pin requirements.lock from this venv; set it up with `make setup-torch setup-peers` first so both extras stay pinned.
 lock:

@@ -110,6 +110,8 @@ class Claim:
         entity: the comparison side the claim is about, when there is one.
         values: for relations, the compared values {"<entity>": {"value", "unit", "n"}}.
         relation: for relations, "higher", "lower", "earlier", "later" or "same" (subject vs object).
+        probability: for a quoted unit, the answer model's probability that it answers the
+            question (docs/ANSWER_MODEL.md); None when no model scored it.
     """
 
     text: str
@@ -119,6 +121,7 @@ class Claim:
     entity: str | None = None
     values: dict[str, dict] = field(default_factory=dict)
     relation: str | None = None
+    probability: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -189,6 +192,9 @@ class Answer:
     # candidate sentence ("<chunk_id>@<offset>") -> why it was chosen or not: the compose step's
     # trace (kept / rejected), not part of the answer body
     decisions: dict[str, str] = field(default_factory=dict)
+    # the answer model's reading, when it ranked the units: {"threshold": the refusal threshold,
+    # "best": [{"text", "p", "why"}, ...] the three most probable units, best first}
+    scoring: dict[str, Any] | None = None
 
     def citation(self, n: int) -> Citation | None:
         """The citation numbered n, or None."""

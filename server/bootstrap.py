@@ -7,6 +7,7 @@ the same composition; `AnswerLoop` itself only runs requests through the parts i
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -56,6 +57,25 @@ def limit_threads(workers: int) -> None:
         pass
 
 
+ANSWER_MODEL_ENV = "SIGHTLINE_ANSWER_MODEL"
+
+
+def answer_model_enabled() -> bool:
+    """Whether the extractive composer ranks and refuses with the answer model: SIGHTLINE_ANSWER_MODEL=1
+    (off by default: on the PEPs and RGB it still refuses less than the rules, docs/ANSWER_MODEL.md).
+
+    Raises:
+        ConfigError: the variable holds something other than 0/1/true/false/on/off.
+    """
+    value = os.environ.get(ANSWER_MODEL_ENV, "").strip().lower()
+    if value in ("", "0", "false", "off", "no"):
+        return False
+    if value in ("1", "true", "on", "yes"):
+        return True
+    raise ConfigError(f"{ANSWER_MODEL_ENV}={value!r}: use 1 to rank and refuse with the answer model, 0 to keep "
+                      f"the lexical ranking and validation's rules")
+
+
 def profile_composers(extractive: ExtractiveComposer, llm: LLMSettings | None
                       ) -> dict[str, ExtractiveComposer | LLMComposer]:
     """The profiles (server/profiles.py) not answered by the extractive composer, and their composer:
@@ -95,7 +115,7 @@ def build_loop(kb_config: KBConfig | None = None, router_config: RouterConfig | 
     router_config = router_config or load_router_config(router_path, known_kbs=list(opened))
     embedder = get_embedder(kb_config.embedder, kb_config.embedder_threads)
     retriever = Retriever(opened, embedder, router_config.credibility)
-    extractive = ExtractiveComposer()
+    extractive = ExtractiveComposer(answer_model=answer_model_enabled())
     return AnswerLoop(kb_config=kb_config, router_config=router_config, retriever=retriever,
                       executor=Executor(retriever), perception=perception or PerceptionAgent(use_ner=use_ner),
                       router=Router(router_config), composer=extractive, validator=ValidationAgent(),

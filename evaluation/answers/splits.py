@@ -41,3 +41,9 @@ def squad_articles(data_dir: Path, split: str) -> list[dict[str, Any]]:
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; use one of {', '.join(SPLITS)}")
     return [a for a in read_squad(data_dir) if split_of(a["title"]) == split]
+
+
+def query_split(query_id: str) -> str:
+    """"train", "dev" or "test" for a query of a set without articles (MultiHop-RAG): by a hash of
+    its id, in the same 3 : 1 : 1 shares as the articles."""
+    return split_of(f"query:{query_id}")

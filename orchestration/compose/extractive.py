@@ -35,10 +35,15 @@ from .comparison import Comparator, Finding, Side, comparison_sides, make_side
 from .focus import OPEN_SLOTS, Focus
 from .language import glue, relation_word
 from .questions import answer_bonus
+from .scorer.features import feature_matrix
+from .scorer.model import AnswerModel, load_model
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
 from .sentences import Candidate, evidence_candidates
 
 EXPLAINED = 12  # candidates per sub-question whose choice the trace explains
+# The languages the answer model was fitted on (docs/ANSWER_MODEL.md): a Chinese question keeps
+# the lexical ranking and validation's rules until a model fitted on Chinese data ships.
+MODEL_LANGUAGES = frozenset({"en"})
 
 
 class ExtractiveComposer:
@@ -47,7 +52,7 @@ class ExtractiveComposer:
     name = "extractive"
 
     def __init__(self, max_sentences: int = 4, max_per_entity: int = 2, snippet_chars: int = 240,
-                 min_ratio: float = 0.35, foreign_factor: float = 0.8) -> None:
+                 min_ratio: float = 0.35, foreign_factor: float = 0.8, answer_model: bool = False) -> None:
         """Check and store settings; nothing is loaded.
 
         Args:
@@ -56,6 +61,9 @@ class ExtractiveComposer:
             snippet_chars: the longest citation snippet.
             min_ratio: sentences scoring below this share of the best one are left out.
             foreign_factor: score multiplier for sentences not in the query's language (0..1].
+            answer_model: rank English units by the answer model's probability and let it decide
+                refusals (docs/ANSWER_MODEL.md); False (the default until it holds on every set,
+                see there) ranks by the lexical score and leaves refusals to validation's rules.
 
         Raises:
             ValueError: a setting is out of range (the message names it and the valid range).
@@ -71,10 +79,21 @@ class ExtractiveComposer:
         self.max_per_entity = max_per_entity
         self.snippet_chars = snippet_chars
         self.settings = ScoreSettings(min_ratio=float(min_ratio), foreign_factor=float(foreign_factor))
+        self.use_model = bool(answer_model)
+        self._model: AnswerModel | None = None
 
     def warm_up(self) -> None:
-        """Load jieba's dictionary now, so the first Chinese request does not pay ~1.3 s for it."""
+        """Load the answer model, and jieba's dictionary, so the first Chinese request does not
+        pay ~1.3 s for it."""
         tokenize("预热")
+        _ = self.model
+
+    @property
+    def model(self) -> AnswerModel | None:
+        """The answer model (read on first use), or None when ranking is lexical only."""
+        if self.use_model and self._model is None:
+            self._model = load_model()
+        return self._model
 
     # --- entry point --------------------------------------------------------------------------
 
@@ -102,25 +121,63 @@ class ExtractiveComposer:
         terms = QueryTerms.from_perception(perception)
         book = CitationBook(self.snippet_chars)
         sides = comparison_sides(perception) if perception.action == "compare" else []
+        best: list[Candidate] = []
         if len(sides) >= 2:
             sections = self._compare(perception, sides, candidates, terms, selection, book, language, notes)
         else:
-            sections = self._lookup(perception, candidates, terms, selection, book, notes, decisions)
+            sections = self._lookup(perception, candidates, terms, selection, book, notes, decisions, best)
+        scoring = self._scoring(best)
         if not any(c.kind == "fact" for section in sections for c in section):
             return Answer(text=glue(language, "no_answer"), claims=[], citations=[], composer=self.name,
                           language=language, notes=notes + ["no evidence sentence supports the query"],
-                          decisions=decisions)
+                          decisions=decisions, scoring=scoring)
         claims = [c for section in sections for c in section]
         text = "\n\n".join(" ".join(c.text for c in section) for section in sections if section)
         return Answer(text=text, claims=claims, citations=book.citations(), composer=self.name,
-                      language=language, notes=notes, decisions=decisions)
+                      language=language, notes=notes, decisions=decisions, scoring=scoring)
+
+    def _scoring(self, best: Sequence[Candidate]) -> dict | None:
+        """The model's reading for the answer: its refusal threshold and the three most probable
+        units with their probability and the features that moved it most (None when no model
+        scored them)."""
+        model = self.model
+        if model is None or not any("p" in c.notes for c in best):
+            return None
+        top = sorted((c for c in best if "p" in c.notes), key=lambda c: -c.notes["p"])[:3]
+        return {"threshold": model.threshold,
+                "best": [{"text": c.text[:240], "p": round(c.notes["p"], 4), "unit": c.unit,
+                          "why": {name: round(v, 2) for name, v in model.contributions(c.notes["features"])}}
+                         for c in top]}
 
     # --- lookups and sub-questions --------------------------------------------------------------
 
     def _lookup(self, perception: Perception, candidates: list[Candidate], terms: QueryTerms,
                 selection: Selection, book: CitationBook, notes: list[str],
-                decisions: dict[str, str]) -> list[list[Claim]]:
-        """The best sentences for the query, one section per sub-question (`decisions` says why)."""
+                decisions: dict[str, str], best: list[Candidate]) -> list[list[Claim]]:
+        """The best sentences for the query, one section per sub-question (`decisions` says why;
+        `best` receives each part's three most probable units)."""
+        candidates, whole = self.narrow(perception, candidates)
+        parts = perception.question.parts or (perception.question,)  # Perception's sub-questions
+        if len(parts) > 1:
+            notes.append("sub-questions: " + " | ".join(p.ask for p in parts))
+        quota = max(1, math.ceil(self.max_sentences / len(parts)))
+        sections: list[list[Claim]] = []
+        for part in parts:
+            part_terms = terms if len(parts) == 1 else _merge(QueryTerms.from_perception(perception, part),
+                                                              terms, 0.5)
+            # a part's focus: its ask with the query's context clauses, its slot from the one table
+            focus = whole if len(parts) == 1 else Focus.of(perception, part)
+            ranked = self.rank_units(candidates, focus, part_terms, perception.language)
+            best += [c for c in ranked[:3] if c.key not in {b.key for b in best}]
+            chosen = selection.pick(ranked, quota, self.settings.min_ratio)
+            self._explain(ranked, chosen, focus, decisions)
+            sections.append([self._fact(c, book) for c in _answer_first(chosen)])
+        return sections
+
+    @staticmethod
+    def narrow(perception: Perception, candidates: list[Candidate]) -> tuple[list[Candidate], Focus]:
+        """The candidates a lookup chooses from, and the question's focus: those of chunks naming
+        the question's names, and of chunks naming its identifiers and operators when any do."""
         names = [make_side(e.text, e.normalized) for e in perception.entities if e.label in MENTION_LABELS]
         if names:
             candidates = [c for c in candidates if _names_any(names, c)]
@@ -133,22 +190,28 @@ class ExtractiveComposer:
             # answered by PEP 563, not by PEP 749 saying how it differs from PEP 563)
             titled = [c for c in naming if identifiers and _names_all(identifiers, (), c.chunk.title or "")]
             candidates = titled if titled and any(c.notes.get("prior", 0) > 0 for c in titled) else naming
-        parts = perception.question.parts or (perception.question,)  # Perception's sub-questions
-        if len(parts) > 1:
-            notes.append("sub-questions: " + " | ".join(p.ask for p in parts))
-        quota = max(1, math.ceil(self.max_sentences / len(parts)))
-        sections: list[list[Claim]] = []
-        for part in parts:
-            part_terms = terms if len(parts) == 1 else _merge(QueryTerms.from_perception(perception, part),
-                                                              terms, 0.5)
-            # a part's focus: its ask with the query's context clauses, its slot from the one table
-            focus = whole if len(parts) == 1 else Focus.of(perception, part)
-            ranked = rank(candidates, functools.partial(score, terms=part_terms, settings=self.settings,
-                                                        bonus=functools.partial(answer_bonus, focus)))
-            chosen = selection.pick(ranked, quota, self.settings.min_ratio)
-            self._explain(ranked, chosen, focus, decisions)
-            sections.append([self._fact(c, book) for c in _answer_first(chosen)])
-        return sections
+        return candidates, whole
+
+    def rank_units(self, candidates: Sequence[Candidate], focus: Focus, terms: QueryTerms,
+                   language: str) -> list[Candidate]:
+        """Candidates best first: by the answer model's probability (`notes["p"]`, the lexical
+        score kept in `notes["lexical"]`), or by the lexical score alone without a model.
+
+        A candidate sharing no term with the question keeps score 0 and is never chosen."""
+        ranked = rank(candidates, functools.partial(score, terms=terms, settings=self.settings,
+                                                    bonus=functools.partial(answer_bonus, focus)))
+        model = self.model
+        if model is None or not ranked or language not in MODEL_LANGUAGES:
+            return ranked
+        rows = feature_matrix(ranked, focus, language)
+        for candidate, row in zip(ranked, rows, strict=True):
+            candidate.notes["lexical"] = candidate.score
+            candidate.notes["features"] = row
+            candidate.notes["p"] = model.probability(row)
+            # the user reads the answer: a unit in another language leads only when clearly better
+            factor = 1.0 if candidate.language == language else self.settings.foreign_factor
+            candidate.score = candidate.notes["p"] * factor if candidate.score > 0 else 0.0
+        return sorted(ranked, key=lambda c: (-c.score, c.rank, c.position))
 
     def _explain(self, ranked: Sequence[Candidate], chosen: Sequence[Candidate], focus: Focus,
                  decisions: dict[str, str]) -> None:
@@ -165,6 +228,10 @@ class ExtractiveComposer:
             section = candidate.chunk.metadata.get("section") if candidate.chunk.metadata else None
             where = f"{candidate.unit} under '{section}'" if section else candidate.unit
             facts = f"{where}, score {candidate.score:.2f}, {shape}, covers {covers:.0%} of its terms"
+            if "p" in candidate.notes and self.model is not None:
+                moved = ", ".join(f"{name} {value:+.2f}"
+                                  for name, value in self.model.contributions(candidate.notes["features"]))
+                facts = f"{where}, p={candidate.notes['p']:.2f} ({moved}), {shape}, covers {covers:.0%} of its terms"
             if candidate.key in picked:
                 decisions[key] = f"chosen: {facts}"
             elif candidate.score <= 0:
@@ -242,8 +309,9 @@ class ExtractiveComposer:
         fenced, so it reads as the configuration it is, its marker after the fence)."""
         n = book.cite(candidate.chunk, candidate.text, candidate.unit)
         text = f"```\n{candidate.text}\n``` [{n}]" if candidate.notes.get("code") else f"{candidate.text} [{n}]"
-        return Claim(text=text, citations=[n],
-                     numbers=[q.text for q in candidate.quantities], kind="fact", entity=entity)
+        p = candidate.notes.get("p")
+        return Claim(text=text, citations=[n], numbers=[q.text for q in candidate.quantities], kind="fact",
+                     entity=entity, probability=None if p is None else round(p, 4))
 
 
 def _names_any(names: Sequence[Side], candidate: Candidate) -> bool:

@@ -18,6 +18,11 @@ answer to three conditions:
    and carries the slot's head when the question has one: "Who won the 2021 Tour de France?"
    is not answered by a sentence naming the race's stage riders without saying who won.
 
+When the answer model scored the quoted units (the extractive composer, docs/ANSWER_MODEL.md),
+conditions 2 and 3 are its: the answer stands when its most probable unit reaches the model's
+refusal threshold, calibrated on held-out public QA data; the rules of 2 and 3 judge only answers
+no model scored (an LLM's). Condition 1 holds for every answer.
+
 Comparisons are the comparison check's. When a condition fails the issue is `unanswered`
 (about no single claim), with what was missing and the closest sentence found: a sentence of
 the cited chunks (the one carrying most of the question's terms), never the answer's own words,
@@ -135,6 +140,11 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     if focus.names and named * len(focus.names) < min(MIN_NAME_SHARE * len(focus.names), 2) - 1e-9:
         return (f"the cited sources do not mention {', '.join(repr(n) for n in focus.names)}, which the "
                 f"question asks about")
+    # the answer model ranked the units: its calibrated probability decides, in place of the
+    # term-coverage and slot rules below (which stay for answers no model scored: an LLM's)
+    scored = [c.probability for c in answer.claims if c.kind == "fact" and c.probability is not None]
+    if scored and answer.scoring is not None:
+        return _model_problem(max(scored), answer.scoring, focus, cited)
     answer_tokens = {t for r in readings for t in tokenize(r.text)}
     answer_tokens |= {t for c in cited for t in tokenize(c.title or "")}
     context = {t for c in cited for t in tokenize(c.text)}
@@ -162,6 +172,22 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
         return (f"the question asks for a {focus.slot.replace('_', '/')}{about} and no cited sentence on its "
                 f"topic states one; closest: \"{_closest(focus, cited)}\"")
     return None
+
+
+def _model_problem(best: float, scoring: dict, focus: Focus, cited: list[ScoredChunk]) -> str | None:
+    """When the answer model ranked the units: the answer stands if its most probable quoted unit
+    reaches the model's refusal threshold (chosen on dev for false refusal <= 0.08,
+    docs/ANSWER_MODEL.md); else what the question asked and the closest unit, with its probability."""
+    threshold = float(scoring.get("threshold", 0.0))
+    if best >= threshold:
+        return None
+    asked = f"a {focus.slot.replace('_', '/')}" if focus.slot not in ("fact",) else "a fact"
+    about = f" about {', '.join(repr(t) for t in (*focus.names, *focus.predicate)[:6])}" if focus.total or focus.names \
+        else ""
+    closest = (scoring.get("best") or [{}])[0]
+    quoted = _short(str(closest.get("text") or _closest(focus, cited)))
+    return (f"the question asks for {asked}{about}; no unit of the evidence answers it with enough confidence "
+            f"(best p={best:.2f}, the answer model refuses below {threshold:.2f}); closest: \"{quoted}\"")
 
 
 def _closest(focus: Focus, cited: list[ScoredChunk]) -> str:

@@ -1,0 +1,148 @@
+"""Training rows for the answer model: the real loop's candidates for public QA questions.
+
+Each question goes through Perception, the router and retrieval exactly as a request would
+(`AnswerLoop`'s own agents), then through the extractive composer's candidate reading and
+lexical ranking; every candidate unit becomes a row of `features.FEATURES`, labelled 1 when it
+holds a gold answer and comes from the gold passage, else 0. An unanswerable question's rows are
+all 0, and so are an answerable question's when retrieval missed its passage: the model learns
+what evidence without the answer looks like, which is what the refusal reads.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from orchestration.compose.extractive import ExtractiveComposer
+from orchestration.compose.scorer.features import FEATURES, feature_matrix
+from orchestration.compose.scoring import QueryTerms, set_priors
+from orchestration.compose.sentences import Candidate, evidence_candidates
+from orchestration.trace import Trace
+from server.loop import AnswerLoop
+
+NOW = dt.date(2024, 1, 1)
+
+
+@dataclass(frozen=True)
+class GoldQuestion:
+    """A question with what answers it: gold texts and the passage (document id) holding them."""
+
+    id: str
+    text: str
+    answers: tuple[str, ...]
+    passage: str = ""   # the gold document id; "" when any passage holding an answer counts
+    group: str = ""     # the article or topic, for splits and reports
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.answers)
+
+
+@dataclass
+class Rows:
+    """Feature rows of many questions, with labels and the question each row belongs to."""
+
+    x: list[list[float]] = field(default_factory=list)
+    y: list[int] = field(default_factory=list)
+    question: list[str] = field(default_factory=list)
+    answerable: dict[str, bool] = field(default_factory=dict)
+    gold_in_evidence: dict[str, bool] = field(default_factory=dict)
+    texts: list[str] = field(default_factory=list)
+
+    def save(self, path: Path) -> Path:
+        """The rows as a compressed .npz (read back by `load_rows`)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ids = sorted(self.answerable)
+        np.savez_compressed(path, x=np.array(self.x, dtype=np.float32).reshape(-1, len(FEATURES)),
+                            y=np.array(self.y, dtype=np.int8), question=np.array(self.question),
+                            ids=np.array(ids), answerable=np.array([self.answerable[i] for i in ids]),
+                            gold_in_evidence=np.array([self.gold_in_evidence.get(i, False) for i in ids]),
+                            texts=np.array(self.texts), features=np.array(FEATURES))
+        return path
+
+
+def _fold(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def holds_answer(candidate: Candidate, gold: GoldQuestion) -> bool:
+    """The unit writes a gold answer and comes from the gold passage (when one is named)."""
+    if gold.passage and candidate.chunk.doc_id != gold.passage:
+        return False
+    text = _fold(candidate.text)
+    return any(_fold(a) in text for a in gold.answers if a.strip())
+
+
+def question_units(loop: AnswerLoop, composer: ExtractiveComposer, kb: str, text: str, now: dt.date = NOW
+                   ) -> tuple[list[Candidate], list[list[float]]]:
+    """The candidates the composer would rank for `text` (first attempt), lexically ranked, with features."""
+    perception = loop.perception.run(text, now=now)
+    plan = loop.router.run(perception, hints=[], attempt=0, kbs=[kb], overrides={})
+    evidence = loop.executor.run(plan, Trace(), now)
+    candidates = evidence_candidates(evidence, perception.question.code)
+    set_priors(candidates, composer.settings)
+    candidates, focus = composer.narrow(perception, candidates)
+    ranked = composer.rank_units(candidates, focus, QueryTerms.from_perception(perception), perception.language)
+    return ranked, feature_matrix(ranked, focus, perception.language)
+
+
+def collect(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progress: bool = True,
+            label: Callable[[Candidate, GoldQuestion], bool] | None = None,
+            now: Callable[[GoldQuestion], dt.date] | None = None) -> Rows:
+    """Rows for every question (candidates with a lexical score of 0 are left out: never chosen).
+
+    Args:
+        label: whether a unit answers (default `holds_answer`).
+        now: the reference date of a question (default NOW)."""
+    composer = ExtractiveComposer(answer_model=False)
+    rows = Rows()
+    questions = list(questions)
+    for gold in tqdm(questions, disable=not progress, desc=kb, unit="q"):
+        ranked, matrix = question_units(loop, composer, kb, gold.text, now(gold) if now else NOW)
+        rows.answerable[gold.id] = gold.answerable
+        found = False
+        for candidate, row in zip(ranked, matrix, strict=True):
+            if candidate.score <= 0:
+                continue
+            answers = int(gold.answerable and (label or holds_answer)(candidate, gold))
+            found = found or bool(answers)
+            rows.x.append(row)
+            rows.y.append(answers)
+            rows.question.append(gold.id)
+            rows.texts.append(candidate.text[:300])
+        rows.gold_in_evidence[gold.id] = found
+    return rows
+
+
+def squad_gold(articles: Sequence[dict]) -> list[GoldQuestion]:
+    """SQuAD-layout articles' questions; unanswerable ones have no answers."""
+    out = []
+    for article in articles:
+        for i, paragraph in enumerate(article["paragraphs"]):
+            for qa in paragraph["qas"]:
+                answers = () if qa.get("is_impossible") else tuple(
+                    dict.fromkeys(a["text"].strip() for a in qa.get("answers") or [] if a["text"].strip()))
+                out.append(GoldQuestion(str(qa["id"]), qa["question"], answers, f"{article['title']}#{i}",
+                                        article["title"]))
+    return out
+
+
+def multihop_gold(queries: Sequence) -> list[GoldQuestion]:
+    """MultiHop-RAG queries (evaluation.datasets.EvalQuery): an evidence fact is the answer text a
+    unit must hold (or be part of); a null query has none."""
+    return [GoldQuestion(q.id, q.text, tuple(q.facts), "", q.type) for q in queries]
+
+
+def holds_fact(candidate: Candidate, gold: GoldQuestion) -> bool:
+    """A MultiHop unit answers when it is part of an evidence fact or holds one (spaces ignored)."""
+    unit = re.sub(r"\s+", "", candidate.text).lower()
+    if len(unit) < 20:
+        return False
+    facts = [re.sub(r"\s+", "", f).lower() for f in gold.answers]
+    return any(unit in f or (len(f) >= 20 and f in unit) for f in facts)

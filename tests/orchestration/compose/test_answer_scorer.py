@@ -1,0 +1,98 @@
+"""The answer model: its features, its file, the composer ranking and refusing with it, and the
+validation condition that reads its probability (docs/ANSWER_MODEL.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.errors import ConfigError
+from orchestration.compose.extractive import ExtractiveComposer
+from orchestration.compose.scorer.features import FEATURES, INDEX, SIGNS
+from orchestration.compose.scorer.model import MODEL_PATH, AnswerModel, load_model
+from validation import ValidationAgent
+
+
+@pytest.fixture(scope="module")
+def scored():
+    composer = ExtractiveComposer(answer_model=True)
+    composer.warm_up()
+    return composer
+
+
+def _vanguard(synthetic):
+    return [synthetic("Vanguard was founded in 1975 by John C. Bogle in Valley Forge, Pennsylvania.",
+                      doc_id="vanguard", position=0, score=1.0),
+            synthetic("The firm's index funds track broad market indexes at low cost.", doc_id="vanguard",
+                      position=1, score=0.6)]
+
+
+def test_the_shipped_model_loads_with_this_versions_features_and_a_dev_chosen_threshold():
+    model = load_model()
+    data = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+    assert tuple(data["features"]) == FEATURES
+    assert 0 < model.threshold < 1
+    assert model.about["dev"]["false_refusal"] <= model.about["max_false_refusal"] + 1e-9
+    # the constraint held: no feature that says a unit answers counts against it
+    assert all(sign * weight >= 0 for sign, weight in zip(SIGNS, model.weights, strict=True))
+
+
+def test_a_model_file_of_other_features_is_refused_naming_the_difference():
+    data = load_model().to_dict()
+    data["features"] = data["features"][:-1] + ["something_new"]
+    with pytest.raises(ConfigError, match="something_new.*make answer-model"):
+        AnswerModel.from_dict(data, source="test model")
+
+
+def test_probability_and_contributions_follow_the_weights():
+    n = len(FEATURES)
+    weights = [0.0] * n
+    weights[INDEX["focus_in_unit"]] = 2.0
+    model = AnswerModel((0.5,) * n, (0.25,) * n, tuple(weights), -1.0, 0.3)
+    low, high = [0.5] * n, [0.5] * n
+    high[INDEX["focus_in_unit"]] = 1.0
+    assert model.probability(low) < model.probability(high)
+    assert model.logit(high) == pytest.approx(-1.0 + 2.0 * (1.0 - 0.5) / 0.25)
+    [(name, value), *_] = model.contributions(high)
+    assert name == "focus_in_unit" and value == pytest.approx(4.0)
+
+
+def test_the_answering_unit_leads_and_every_quoted_unit_carries_its_probability(scored, perceive, synthetic):
+    answer = scored.run(perceive("When was Vanguard founded?"), _vanguard(synthetic))
+    assert answer.claims[0].text.startswith("Vanguard was founded in 1975")
+    facts = [c for c in answer.claims if c.kind == "fact"]
+    assert all(0.0 < c.probability < 1.0 for c in facts)
+    assert answer.scoring["threshold"] == load_model().threshold
+    best = answer.scoring["best"]
+    assert 1 <= len(best) <= 3 and best[0]["p"] == max(c.probability for c in facts)
+    assert best[0]["why"] and all(name in FEATURES for name in best[0]["why"])
+
+
+def test_the_trace_explains_each_choice_with_the_probability_and_what_moved_it(scored, perceive, synthetic):
+    answer = scored.run(perceive("When was Vanguard founded?"), _vanguard(synthetic))
+    chosen = [why for why in answer.decisions.values() if why.startswith("chosen")]
+    assert chosen and all("p=" in why for why in chosen)
+
+
+def test_without_the_model_the_lexical_ranking_answers_and_no_probability_is_claimed(perceive, synthetic):
+    answer = ExtractiveComposer().run(perceive("When was Vanguard founded?"), _vanguard(synthetic))
+    assert answer.scoring is None and all(c.probability is None for c in answer.claims)
+
+
+def test_a_chinese_question_keeps_the_lexical_ranking(scored, perceive, synthetic):
+    evidence = [synthetic("先锋集团成立于1975年。", doc_id="zh", position=0)]
+    answer = scored.run(perceive("先锋集团是哪一年成立的？"), evidence)
+    assert answer.scoring is None
+
+
+def test_validation_refuses_when_the_best_unit_is_below_the_threshold_naming_it(scored, perceive, synthetic):
+    perception = perceive("When was Vanguard founded?")
+    evidence = _vanguard(synthetic)
+    answer = scored.run(perception, evidence)
+    verdict = ValidationAgent().run(perception, answer, evidence)
+    assert not any(i.kind == "unanswered" for i in verdict.issues)
+    answer.scoring = dict(answer.scoring, threshold=0.999)  # a model this sure of nothing refuses it
+    verdict = ValidationAgent().run(perception, answer, evidence)
+    [issue] = [i for i in verdict.issues if i.kind == "unanswered"]
+    assert "p=" in issue.detail and "below 1.00" in issue.detail and "Vanguard was founded" in issue.detail
