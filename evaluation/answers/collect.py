@@ -11,6 +11,7 @@ what evidence without the answer looks like, which is what the refusal reads.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -79,12 +80,13 @@ def holds_answer(candidate: Candidate, gold: GoldQuestion) -> bool:
     return any(_fold(a) in text for a in gold.answers if a.strip())
 
 
-def question_units(loop: AnswerLoop, composer: ExtractiveComposer, kb: str, text: str, now: dt.date = NOW
-                   ) -> tuple[list[Candidate], list[list[float]]]:
-    """The candidates the composer would rank for `text` (first attempt), lexically ranked, with features."""
+def question_units(loop: AnswerLoop, composer: ExtractiveComposer, kb: str, text: str, now: dt.date = NOW,
+                   drop_doc: str = "") -> tuple[list[Candidate], list[list[float]]]:
+    """The candidates the composer would rank for `text` (first attempt), lexically ranked, with
+    features; `drop_doc`: the evidence as if the KB did not hold that document."""
     perception = loop.perception.run(text, now=now)
     plan = loop.router.run(perception, hints=[], attempt=0, kbs=[kb], overrides={})
-    evidence = loop.executor.run(plan, Trace(), now)
+    evidence = [c for c in loop.executor.run(plan, Trace(), now) if c.doc_id != drop_doc]
     candidates = evidence_candidates(evidence, perception.question.code)
     set_priors(candidates, composer.settings)
     candidates, focus = composer.narrow(perception, candidates)
@@ -94,17 +96,26 @@ def question_units(loop: AnswerLoop, composer: ExtractiveComposer, kb: str, text
 
 def collect(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progress: bool = True,
             label: Callable[[Candidate, GoldQuestion], bool] | None = None,
-            now: Callable[[GoldQuestion], dt.date] | None = None) -> Rows:
+            now: Callable[[GoldQuestion], dt.date] | None = None,
+            held_out: Callable[[GoldQuestion], bool] | None = None) -> Rows:
     """Rows for every question (candidates with a lexical score of 0 are left out: never chosen).
 
     Args:
         label: whether a unit answers (default `holds_answer`).
-        now: the reference date of a question (default NOW)."""
+        now: the reference date of a question (default NOW).
+        held_out: questions asked as if the knowledge base did not hold their passage: its units
+            are left out and the question counts as unanswerable (id suffixed "#held-out"). This
+            is the unanswerable question users ask most: the documents never say, and the
+            evidence is whatever else comes closest."""
     composer = ExtractiveComposer(answer_model=False)
     rows = Rows()
     questions = list(questions)
     for gold in tqdm(questions, disable=not progress, desc=kb, unit="q"):
-        ranked, matrix = question_units(loop, composer, kb, gold.text, now(gold) if now else NOW)
+        drop = ""
+        if held_out is not None and gold.answerable and gold.passage and held_out(gold):
+            drop = gold.passage
+            gold = GoldQuestion(f"{gold.id}#held-out", gold.text, (), gold.passage, gold.group)
+        ranked, matrix = question_units(loop, composer, kb, gold.text, now(gold) if now else NOW, drop)
         rows.answerable[gold.id] = gold.answerable
         found = False
         for candidate, row in zip(ranked, matrix, strict=True):
@@ -118,6 +129,11 @@ def collect(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progre
             rows.texts.append(candidate.text[:300])
         rows.gold_in_evidence[gold.id] = found
     return rows
+
+
+def held_out_half(gold: GoldQuestion) -> bool:
+    """Every other answerable question, by a hash of its id, is asked without its passage."""
+    return int(hashlib.sha1(gold.id.encode("utf-8")).hexdigest()[:8], 16) % 2 == 1
 
 
 def squad_gold(articles: Sequence[dict]) -> list[GoldQuestion]:
@@ -146,3 +162,57 @@ def holds_fact(candidate: Candidate, gold: GoldQuestion) -> bool:
         return False
     facts = [re.sub(r"\s+", "", f).lower() for f in gold.answers]
     return any(unit in f or (len(f) >= 20 and f in unit) for f in facts)
+
+
+@dataclass
+class Outcomes:
+    """Per question: what the refusal reads (the best unit's probability, the rules' verdict), and
+    whether the question is answerable from its evidence."""
+
+    ids: list[str] = field(default_factory=list)
+    best: list[float] = field(default_factory=list)
+    rules_unanswered: list[bool] = field(default_factory=list)
+    structural: list[bool] = field(default_factory=list)
+    answerable: list[bool] = field(default_factory=list)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"ids": np.array(self.ids), "best": np.array(self.best), "answerable": np.array(self.answerable),
+                "rules_unanswered": np.array(self.rules_unanswered), "structural": np.array(self.structural)}
+
+
+def outcomes(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progress: bool = True,
+             now: Callable[[GoldQuestion], dt.date] | None = None,
+             held_out: Callable[[GoldQuestion], bool] | None = None) -> Outcomes:
+    """Compose each question's answer with the answer model (first attempt) and read what the
+    answerability check would: the best unit's probability, whether the rules say it is not
+    answered, and whether a structural condition (a name or identifier never named) refuses it."""
+    from dataclasses import replace
+
+    from validation.checks import answerability
+    from validation.context import CheckContext
+
+    composer = ExtractiveComposer(answer_model=True)
+    composer.warm_up()
+    passes = {"refusal": {"bias": 50.0, "unit_logit": 0.0, "threshold": 0.5}}
+    out = Outcomes()
+    for gold in tqdm(list(questions), disable=not progress, desc=kb, unit="q"):
+        drop = ""
+        if held_out is not None and gold.answerable and gold.passage and held_out(gold):
+            drop = gold.passage
+            gold = GoldQuestion(f"{gold.id}#held-out", gold.text, (), gold.passage, gold.group)
+        when = now(gold) if now else NOW
+        perception = loop.perception.run(gold.text, now=when)
+        plan = loop.router.run(perception, hints=[], attempt=0, kbs=[kb], overrides={})
+        evidence = [c for c in loop.executor.run(plan, Trace(), when) if c.doc_id != drop]
+        answer = composer.run(perception, evidence)
+        scored = [c.probability for c in answer.claims if c.kind == "fact" and c.probability is not None]
+        context = CheckContext(when)
+        structural = bool(answer.scoring) and bool(answerability.check(
+            perception, replace(answer, scoring=dict(answer.scoring, **passes)), evidence, context))
+        ruled = bool(answerability.check(perception, replace(answer, scoring=None), evidence, context))
+        out.ids.append(gold.id)
+        out.best.append(max(scored) if scored else 0.0)
+        out.structural.append(structural)
+        out.rules_unanswered.append(ruled and not structural)
+        out.answerable.append(gold.answerable)
+    return out

@@ -12,20 +12,22 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from orchestration.compose.scorer.features import FEATURES, SIGNS
-from orchestration.compose.scorer.model import MODEL_PATH, AnswerModel
+from orchestration.compose.scorer.model import MODEL_DIR_ENV, AnswerModel, model_path, read_model
 
-from .collect import Rows, collect, squad_gold
+from .cmrc import CMRC_FILES
+from .collect import GoldQuestion, Rows, collect, held_out_half, multihop_gold, outcomes, squad_gold
 from .fit import Fit, fit_monotone, predict, question_weights
-from .splits import SQUAD_FILE, squad_articles
+from .splits import SPLITS, SQUAD_FILE, squad_articles
 
 MAX_FALSE_REFUSAL = 0.08
 MULTIHOP_FILE = Path("multihop_rag") / "queries_dev.jsonl"
@@ -142,7 +144,8 @@ def train(train_rows: dict[str, np.ndarray], dev_rows: dict[str, np.ndarray],
 
 
 def squad_rows(data_dir: Path, split: str, limit: int | None = None, progress: bool = True) -> dict[str, np.ndarray]:
-    """Rows of one SQuAD split through the real loop (its KB built when needed)."""
+    """Rows of one SQuAD split through the real loop (its KB built when needed): every question as
+    written, and every other answerable one again without its paragraph (`collect.held_out_half`)."""
     from evaluation.runner import eval_kb_config
     from evaluation.squad import KB_OF, build_squad_kb, build_squad_loop
 
@@ -150,7 +153,27 @@ def squad_rows(data_dir: Path, split: str, limit: int | None = None, progress: b
     build_squad_kb(config, split, progress=progress, data_dir=data_dir)
     loop = build_squad_loop(config, split)
     questions = squad_gold(squad_articles(data_dir, split))[:limit]
-    return as_arrays(collect(loop, KB_OF[split], questions, progress=progress))
+    return combine(as_arrays(collect(loop, KB_OF[split], questions, progress=progress)),
+                   held_out_rows(loop, KB_OF[split], questions, progress))
+
+
+def cmrc_rows(data_dir: Path, split: str, limit: int | None = None, progress: bool = True) -> dict[str, np.ndarray]:
+    """Rows of one CMRC 2018 split (Chinese; every question answerable as written), with every
+    other question again without its paragraph."""
+    from evaluation.runner import eval_kb_config
+
+    from .cmrc import KB_OF, build_cmrc_loop, cmrc_articles
+
+    loop = build_cmrc_loop(eval_kb_config(data_dir), data_dir, split, progress)
+    questions = squad_gold(cmrc_articles(data_dir, split))[:limit]
+    return combine(as_arrays(collect(loop, KB_OF[split], questions, progress=progress)),
+                   held_out_rows(loop, KB_OF[split], questions, progress))
+
+
+def held_out_rows(loop, kb: str, questions: Sequence[GoldQuestion], progress: bool) -> dict[str, np.ndarray]:
+    """Rows of the held-out half of the answerable questions, asked without their passage."""
+    chosen = [q for q in questions if q.answerable and held_out_half(q)]
+    return as_arrays(collect(loop, kb, chosen, progress=progress, held_out=lambda q: True))
 
 
 def multihop_rows(data_dir: Path, split: str, limit: int | None = None, progress: bool = True
@@ -185,29 +208,125 @@ def write_model(model: AnswerModel, path: Path) -> Path:
     return path
 
 
+def combine_outcomes(*sets: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Question outcomes of several sources as one."""
+    return {key: np.concatenate([o[key] for o in sets]) for key in sets[0]}
+
+
+def _with_held_out(loop, kb: str, questions: Sequence[GoldQuestion], progress: bool) -> dict[str, np.ndarray]:
+    """Outcomes of the questions as written and of the held-out half asked without their passage."""
+    chosen = [q for q in questions if q.answerable and held_out_half(q)]
+    return combine_outcomes(outcomes(loop, kb, questions, progress=progress).arrays(),
+                            outcomes(loop, kb, chosen, progress=progress, held_out=lambda q: True).arrays())
+
+
+def squad_outcomes(data_dir: Path, split: str, limit: int | None = None, progress: bool = True):
+    from evaluation.runner import eval_kb_config
+    from evaluation.squad import KB_OF, build_squad_loop
+
+    loop = build_squad_loop(eval_kb_config(data_dir), split)
+    return _with_held_out(loop, KB_OF[split], squad_gold(squad_articles(data_dir, split))[:limit], progress)
+
+
+def cmrc_outcomes(data_dir: Path, split: str, limit: int | None = None, progress: bool = True):
+    from evaluation.runner import eval_kb_config
+
+    from .cmrc import KB_OF, build_cmrc_loop, cmrc_articles
+
+    loop = build_cmrc_loop(eval_kb_config(data_dir), data_dir, split, progress)
+    return _with_held_out(loop, KB_OF[split], squad_gold(cmrc_articles(data_dir, split))[:limit], progress)
+
+
+def multihop_outcomes(data_dir: Path, split: str, limit: int | None = None, progress: bool = True):
+    from evaluation.datasets import load_queries, set_folder
+    from evaluation.multihop_loop import _query_date, build_loop
+    from evaluation.runner import eval_kb_config
+
+    from .splits import query_split
+
+    loop = build_loop(eval_kb_config(data_dir).only("multihop"), "multihop")
+    queries = [q for q in load_queries("multihop", set_folder("multihop", data_dir))
+               if query_split(q.id) == split][:limit]
+    dates = {q.id: _query_date(q) for q in queries}
+    return outcomes(loop, "multihop", multihop_gold(queries), progress=progress, now=lambda g: dates[g.id]).arrays()
+
+
+OUTCOMES = {"en": (squad_outcomes, multihop_outcomes), "zh": (cmrc_outcomes,)}
+# what each language's model is fitted on (RGB and WikiQA never: their licences forbid shipped weights)
+SOURCES = {"en": (squad_rows, multihop_rows), "zh": (cmrc_rows,)}
+
+
+def source_files(data_dir: Path, language: str) -> dict[str, Any]:
+    """The data a language's model was fitted on, with hashes and licences (for the model card)."""
+    if language == "zh":
+        return {"cmrc2018": {"files": [str(f) for f in CMRC_FILES],
+                             "sha256": [file_sha256(data_dir / f) for f in CMRC_FILES],
+                             "licence": "CC BY-SA 4.0", "split": "by article, splits.split_of"}}
+    return {"squad2": {"file": str(SQUAD_FILE), "sha256": file_sha256(data_dir / SQUAD_FILE),
+                       "licence": "CC BY-SA 4.0", "split": "by article, evaluation/answers/splits.py"},
+            "multihop_rag": {"file": str(MULTIHOP_FILE), "sha256": file_sha256(data_dir / MULTIHOP_FILE),
+                             "licence": "ODC-BY 1.0", "split": "dev queries by id hash, splits.query_split"}}
+
+
+# The second reading (en): the 3 most probable units by the cross-encoder, its logit and the
+# model's log-odds weighed equally (on SQuAD dev, 0.5/0.5 refused as many unanswerable questions
+# at false refusal 0.08 as 0.7/0.3 and more than either alone; top 3 as many as top 5).
+RERANK = {"en": {"top": 3.0, "model": 0.5, "cross": 0.5}}
+# Whether the refusal reads the rules' verdict besides the best unit (en: it refused more
+# unanswerable SQuAD/MultiHop dev questions at the same false refusal; zh: fewer on CMRC dev).
+REFUSAL_READS_RULES = {"en": True, "zh": False}
+
+
+def with_refusal(model: AnswerModel, outcomes: dict[str, dict[str, np.ndarray]], language: str) -> AnswerModel:
+    """The model with its refusal: a Platt scaling of the best unit's log-odds (and the rules'
+    verdict, where it pays) fitted on the dev questions (the cross-encoder has read the train
+    articles, so their scores are optimistic), the threshold chosen on dev, the test figures
+    recorded. Platt scaling is monotone: which questions are refused is the threshold's alone."""
+    from .refusal import choose_refusal_threshold, fit_refusal, refusal_figures
+
+    dev = dict(outcomes["dev"])
+    if not REFUSAL_READS_RULES.get(language, True):
+        dev["rules_unanswered"] = np.zeros_like(dev["rules_unanswered"])
+    refusal = fit_refusal(dev)
+    refusal["threshold"] = choose_refusal_threshold(refusal, outcomes["dev"] if REFUSAL_READS_RULES.get(
+        language, True) else dev)
+    about = dict(model.about, refusal_dev=refusal_figures(refusal, dev),
+                 refusal_test=refusal_figures(refusal, outcomes["test"]),
+                 refusal_fitted_on="dev questions (Platt scaling)")
+    return replace(model, refusal=refusal, about=about)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluation.answers.train", description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[3] / "shared" / "eval",
                         help="folder holding the public sets (default ../shared/eval)")
-    parser.add_argument("--out", type=Path, default=MODEL_PATH, help=f"model file (default {MODEL_PATH})")
+    parser.add_argument("--language", choices=sorted(SOURCES), action="append",
+                        help="fit only this language's model (repeatable; default all)")
     parser.add_argument("--limit", type=int, help="only the first N questions of each split (a quick run)")
+    parser.add_argument("--out-dir", type=Path, help="write the model files here (default: beside the scorer, "
+                                                     "where the service reads them)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     if not (args.data / SQUAD_FILE).is_file():
         print(f"train: {args.data / SQUAD_FILE} not found; pass --data DIR (the folder with squad2/)", file=sys.stderr)
         return 2
     progress = not args.quiet
-    rows = {split: combine(squad_rows(args.data, split, args.limit, progress),
-                           multihop_rows(args.data, split, args.limit, progress))
-            for split in ("train", "dev", "test")}
-    sources = {"squad2": {"file": str(SQUAD_FILE), "sha256": file_sha256(args.data / SQUAD_FILE),
-                          "licence": "CC BY-SA 4.0", "split": "by article, evaluation/answers/splits.py"},
-               "multihop_rag": {"file": str(MULTIHOP_FILE), "sha256": file_sha256(args.data / MULTIHOP_FILE),
-                                "licence": "ODC-BY 1.0", "split": "dev queries by id hash, splits.query_split"}}
-    model = train(rows["train"], rows["dev"], rows["test"], sources=sources)
-    write_model(model, args.out)
-    print(json.dumps({"model": str(args.out), "threshold": model.threshold, "dev": model.about["dev"],
-                      "test": model.about.get("test")}, indent=1))
+    for language in args.language or sorted(SOURCES):
+        rows = {split: combine(*(read(args.data, split, args.limit, progress) for read in SOURCES[language]))
+                for split in SPLITS}
+        model = train(rows["train"], rows["dev"], rows["test"], sources=source_files(args.data, language))
+        model = replace(model, rerank=dict(RERANK.get(language, {})))
+        path = write_model(model, model_path(language) if args.out_dir is None
+                           else args.out_dir / model_path(language).name)
+        if args.out_dir is not None:  # the refusal's outcomes are composed with the model just fitted
+            os.environ[MODEL_DIR_ENV] = str(args.out_dir)
+        read_model.cache_clear()
+        outcomes = {split: combine_outcomes(*(read(args.data, split, args.limit, progress)
+                                              for read in OUTCOMES[language])) for split in ("dev", "test")}
+        model = with_refusal(model, outcomes, language)
+        write_model(model, path)
+        print(json.dumps({"model": str(path), "refusal": model.refusal, "dev": model.about["refusal_dev"],
+                          "test": model.about["refusal_test"]}, indent=1))
     return 0
 
 

@@ -35,15 +35,13 @@ from .comparison import Comparator, Finding, Side, comparison_sides, make_side
 from .focus import OPEN_SLOTS, Focus
 from .language import glue, relation_word
 from .questions import answer_bonus
+from .scorer.cross import CrossEncoder
 from .scorer.features import feature_matrix
-from .scorer.model import AnswerModel, load_model
+from .scorer.model import LANGUAGES, AnswerModel, load_model, rerank_score
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
 from .sentences import Candidate, evidence_candidates
 
 EXPLAINED = 12  # candidates per sub-question whose choice the trace explains
-# The languages the answer model was fitted on (docs/ANSWER_MODEL.md): a Chinese question keeps
-# the lexical ranking and validation's rules until a model fitted on Chinese data ships.
-MODEL_LANGUAGES = frozenset({"en"})
 
 
 class ExtractiveComposer:
@@ -80,20 +78,26 @@ class ExtractiveComposer:
         self.snippet_chars = snippet_chars
         self.settings = ScoreSettings(min_ratio=float(min_ratio), foreign_factor=float(foreign_factor))
         self.use_model = bool(answer_model)
-        self._model: AnswerModel | None = None
+        self._models: dict[str, AnswerModel] = {}
+        self.cross = CrossEncoder()
 
     def warm_up(self) -> None:
         """Load the answer model, and jieba's dictionary, so the first Chinese request does not
         pay ~1.3 s for it."""
         tokenize("预热")
-        _ = self.model
+        for language in LANGUAGES:
+            self.model_for(language)
+        if self.use_model:
+            self.cross.warm_up()
 
-    @property
-    def model(self) -> AnswerModel | None:
-        """The answer model (read on first use), or None when ranking is lexical only."""
-        if self.use_model and self._model is None:
-            self._model = load_model()
-        return self._model
+    def model_for(self, language: str) -> AnswerModel | None:
+        """The answer model of a language (read on first use), or None when ranking is lexical only
+        (or no model was fitted for the language)."""
+        if not self.use_model or language not in LANGUAGES:
+            return None
+        if language not in self._models:
+            self._models[language] = load_model(language)
+        return self._models[language]
 
     # --- entry point --------------------------------------------------------------------------
 
@@ -126,7 +130,7 @@ class ExtractiveComposer:
             sections = self._compare(perception, sides, candidates, terms, selection, book, language, notes)
         else:
             sections = self._lookup(perception, candidates, terms, selection, book, notes, decisions, best)
-        scoring = self._scoring(best)
+        scoring = self._scoring(best, language)
         if not any(c.kind == "fact" for section in sections for c in section):
             return Answer(text=glue(language, "no_answer"), claims=[], citations=[], composer=self.name,
                           language=language, notes=notes + ["no evidence sentence supports the query"],
@@ -136,15 +140,15 @@ class ExtractiveComposer:
         return Answer(text=text, claims=claims, citations=book.citations(), composer=self.name,
                       language=language, notes=notes, decisions=decisions, scoring=scoring)
 
-    def _scoring(self, best: Sequence[Candidate]) -> dict | None:
+    def _scoring(self, best: Sequence[Candidate], language: str) -> dict | None:
         """The model's reading for the answer: its refusal threshold and the three most probable
         units with their probability and the features that moved it most (None when no model
         scored them)."""
-        model = self.model
+        model = self.model_for(language)
         if model is None or not any("p" in c.notes for c in best):
             return None
         top = sorted((c for c in best if "p" in c.notes), key=lambda c: -c.notes["p"])[:3]
-        return {"threshold": model.threshold,
+        return {"threshold": model.threshold, "refusal": dict(model.refusal),
                 "best": [{"text": c.text[:240], "p": round(c.notes["p"], 4), "unit": c.unit,
                           "why": {name: round(v, 2) for name, v in model.contributions(c.notes["features"])}}
                          for c in top]}
@@ -200,18 +204,41 @@ class ExtractiveComposer:
         A candidate sharing no term with the question keeps score 0 and is never chosen."""
         ranked = rank(candidates, functools.partial(score, terms=terms, settings=self.settings,
                                                     bonus=functools.partial(answer_bonus, focus)))
-        model = self.model
-        if model is None or not ranked or language not in MODEL_LANGUAGES:
+        model = self.model_for(language)
+        if model is None or not ranked:
             return ranked
         rows = feature_matrix(ranked, focus, language)
         for candidate, row in zip(ranked, rows, strict=True):
             candidate.notes["lexical"] = candidate.score
             candidate.notes["features"] = row
-            candidate.notes["p"] = model.probability(row)
+            candidate.notes["p"] = candidate.notes["lexical_p"] = model.probability(row)
             # the user reads the answer: a unit in another language leads only when clearly better
             factor = 1.0 if candidate.language == language else self.settings.foreign_factor
             candidate.score = candidate.notes["p"] * factor if candidate.score > 0 else 0.0
-        return sorted(ranked, key=lambda c: (-c.score, c.rank, c.position))
+        ranked = sorted(ranked, key=lambda c: (-c.score, c.rank, c.position))
+        return self._rerank(ranked, model, focus.question.text)
+
+    def _rerank(self, ranked: list[Candidate], model: AnswerModel, question: str) -> list[Candidate]:
+        """The model's best few units read again with the question by the cross-encoder, when the
+        model has one (English): each gets the model's mix of its log-odds and the cross-encoder's
+        logit as `notes["p"]` (the refusal's input) and leads in that order; the rest stay below."""
+        top = [c for c in ranked[:int(model.rerank.get("top", 0))] if c.score > 0] if model.rerank else []
+        if not top:
+            return ranked
+        logits = self.cross.logits(question, [c.text for c in top])
+        before = max(c.score for c in top)
+        for candidate, logit in zip(top, logits, strict=True):
+            candidate.notes["cross"] = round(logit, 4)
+            candidate.notes["p"] = rerank_score(model.rerank, candidate.notes["p"], logit)
+            candidate.score = candidate.notes["p"] * (candidate.score / max(candidate.notes["lexical_p"], 1e-9))
+        # the rest keep their standing against the lead (an answer's supporting units are chosen
+        # by their share of the lead's score) and stay below the units read again
+        floor, scale = min(c.score for c in top), max(c.score for c in top) / max(before, 1e-9)
+        read = {c.key for c in top}
+        rest = [c for c in ranked if c.key not in read]
+        for candidate in rest:
+            candidate.score = min(candidate.score * scale, floor * 0.999)
+        return sorted(top, key=lambda c: (-c.score, c.rank, c.position)) + rest
 
     def _explain(self, ranked: Sequence[Candidate], chosen: Sequence[Candidate], focus: Focus,
                  decisions: dict[str, str]) -> None:
@@ -228,9 +255,10 @@ class ExtractiveComposer:
             section = candidate.chunk.metadata.get("section") if candidate.chunk.metadata else None
             where = f"{candidate.unit} under '{section}'" if section else candidate.unit
             facts = f"{where}, score {candidate.score:.2f}, {shape}, covers {covers:.0%} of its terms"
-            if "p" in candidate.notes and self.model is not None:
+            model = self.model_for(candidate.language if focus.language not in LANGUAGES else focus.language)
+            if "p" in candidate.notes and model is not None:
                 moved = ", ".join(f"{name} {value:+.2f}"
-                                  for name, value in self.model.contributions(candidate.notes["features"]))
+                                  for name, value in model.contributions(candidate.notes["features"]))
                 facts = f"{where}, p={candidate.notes['p']:.2f} ({moved}), {shape}, covers {covers:.0%} of its terms"
             if candidate.key in picked:
                 decisions[key] = f"chosen: {facts}"

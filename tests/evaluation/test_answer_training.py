@@ -23,7 +23,7 @@ from evaluation.answers.train import (
     write_model,
 )
 from orchestration.compose.scorer.features import FEATURES
-from orchestration.compose.scorer.model import AnswerModel, load_model
+from orchestration.compose.scorer.model import AnswerModel, read_model
 
 
 def _synthetic(n: int = 4000, seed: int = 7):
@@ -117,4 +117,29 @@ def test_a_small_sample_trains_through_the_real_loop(tmp_path, embedder):
     written = write_model(model, tmp_path / "model.json")
     again = AnswerModel.from_dict(json.loads(written.read_text(encoding="utf-8")))
     assert again == model
-    assert load_model.__wrapped__(written) == model
+    assert read_model.__wrapped__(written) == model
+
+
+def _outcomes(n: int = 3000, seed: int = 3) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    answerable = rng.random(n) < 0.5
+    best = np.clip(np.where(answerable, rng.beta(4, 3, n), rng.beta(2, 5, n)), 1e-3, 1 - 1e-3)
+    rules = rng.random(n) < np.where(answerable, 0.15, 0.6)
+    structural = rng.random(n) < 0.03
+    return {"ids": np.array([f"q{i}" for i in range(n)]), "best": best, "answerable": answerable,
+            "rules_unanswered": rules, "structural": structural}
+
+
+def test_the_refusal_weighs_the_unit_probability_up_and_the_rules_verdict_down():
+    from evaluation.answers.refusal import choose_refusal_threshold, fit_refusal, refusal_figures
+
+    train_set, dev = _outcomes(seed=3), _outcomes(seed=4)
+    refusal = fit_refusal(train_set)
+    assert refusal["unit_logit"] > 0 and refusal["rules_unanswered"] < 0
+    refusal["threshold"] = choose_refusal_threshold(refusal, dev, max_false_refusal=0.08)
+    figures_dev = refusal_figures(refusal, dev)
+    assert figures_dev["false_refusal"] <= 0.08 + 1e-9
+    # better than chance at telling them apart, and a structural refusal is always a refusal
+    assert figures_dev["unanswerable_refused"] > 0.3
+    from evaluation.answers.refusal import answered
+    assert np.all(answered(refusal, dev)[dev["structural"]] == 0.0)

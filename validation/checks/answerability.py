@@ -33,6 +33,7 @@ refused (server/status.py). Pure and deterministic.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -140,11 +141,19 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     if focus.names and named * len(focus.names) < min(MIN_NAME_SHARE * len(focus.names), 2) - 1e-9:
         return (f"the cited sources do not mention {', '.join(repr(n) for n in focus.names)}, which the "
                 f"question asks about")
-    # the answer model ranked the units: its calibrated probability decides, in place of the
-    # term-coverage and slot rules below (which stay for answers no model scored: an LLM's)
+    rule = rule_problem(focus, readings, answer, cited, perception)
+    # the answer model ranked the units: the question's probability of being answered, from its
+    # best unit's probability and the rules' verdict (a feature, weighted as fitted), decides
     scored = [c.probability for c in answer.claims if c.kind == "fact" and c.probability is not None]
     if scored and answer.scoring is not None:
-        return _model_problem(max(scored), answer.scoring, focus, cited)
+        return _model_problem(max(scored), rule, answer.scoring, focus, cited)
+    return rule
+
+
+def rule_problem(focus: Focus, readings: list[ClaimReading], answer: Answer, cited: list[ScoredChunk],
+                 perception: Perception) -> str | None:
+    """Conditions 2 and 3 (term coverage, the slot filled by a sentence on the question's topic):
+    what the rules find missing, or None."""
     answer_tokens = {t for r in readings for t in tokenize(r.text)}
     answer_tokens |= {t for c in cited for t in tokenize(c.title or "")}
     context = {t for c in cited for t in tokenize(c.text)}
@@ -174,20 +183,35 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     return None
 
 
-def _model_problem(best: float, scoring: dict, focus: Focus, cited: list[ScoredChunk]) -> str | None:
-    """When the answer model ranked the units: the answer stands if its most probable quoted unit
-    reaches the model's refusal threshold (chosen on dev for false refusal <= 0.08,
-    docs/ANSWER_MODEL.md); else what the question asked and the closest unit, with its probability."""
-    threshold = float(scoring.get("threshold", 0.0))
-    if best >= threshold:
+def answered_probability(best: float, rule_says_unanswered: bool, refusal: dict) -> float:
+    """The probability that the question is answered: a logistic reading of the best unit's
+    log-odds and the rules' verdict, with the weights fitted on held-out public QA data."""
+    p = min(max(best, 1e-6), 1 - 1e-6)
+    z = float(refusal.get("bias", 0.0)) + float(refusal.get("unit_logit", 1.0)) * math.log(p / (1 - p)) \
+        + float(refusal.get("rules_unanswered", 0.0)) * float(rule_says_unanswered)
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def _model_problem(best: float, rule: str | None, scoring: dict, focus: Focus, cited: list[ScoredChunk]
+                   ) -> str | None:
+    """When the answer model ranked the units: the answer stands if the question's probability of
+    being answered (`answered_probability`) reaches the refusal threshold chosen on dev for
+    false refusal <= 0.08 (docs/ANSWER_MODEL.md); else what the question asked and the closest
+    unit, with its probability."""
+    refusal = scoring.get("refusal") or {}
+    threshold = float(refusal.get("threshold", scoring.get("threshold", 0.0)))
+    answered = answered_probability(best, rule is not None, refusal) if refusal else best
+    if answered >= threshold:
         return None
-    asked = f"a {focus.slot.replace('_', '/')}" if focus.slot not in ("fact",) else "a fact"
-    about = f" about {', '.join(repr(t) for t in (*focus.names, *focus.predicate)[:6])}" if focus.total or focus.names \
-        else ""
+    asked = f"a {focus.slot.replace('_', '/')}" if focus.slot != "fact" else "a fact"
+    terms = (*focus.names, *focus.predicate)[:6]
+    about = f" about {', '.join(repr(t) for t in terms)}" if terms else ""
     closest = (scoring.get("best") or [{}])[0]
     quoted = _short(str(closest.get("text") or _closest(focus, cited)))
+    rules = f"; the rules add: {rule}" if rule else ""
     return (f"the question asks for {asked}{about}; no unit of the evidence answers it with enough confidence "
-            f"(best p={best:.2f}, the answer model refuses below {threshold:.2f}); closest: \"{quoted}\"")
+            f"(best unit p={best:.2f}, answered p={answered:.2f}, refused below {threshold:.2f}){rules}; "
+            f"closest: \"{quoted}\"")
 
 
 def _closest(focus: Focus, cited: list[ScoredChunk]) -> str:

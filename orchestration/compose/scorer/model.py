@@ -1,8 +1,10 @@
 """The answer model: a logistic model over `features.FEATURES`, read from a JSON file.
 
-The file (orchestration/compose/scorer/answer_model.json, made by `make answer-model`,
-docs/ANSWER_MODEL.md) holds the feature names, each feature's mean and scale on the training
-data, the weights, the bias, the refusal threshold chosen on dev and how it was trained. Each
+One file per language (orchestration/compose/scorer/answer_model.<language>.json, made by
+`make answer-model`, docs/ANSWER_MODEL.md) holds the feature names, each feature's mean and
+scale on the training data, the weights, the bias, the refusal (the weights that read a
+question's probability of being answered from its best unit and the rules' verdict, and the
+threshold chosen on dev) and how it was trained. Each
 feature's contribution to a unit's log-odds is its weight times its standardised value, so the
 trace can say why a unit scored what it did.
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +27,16 @@ from core.errors import ConfigError
 
 from .features import FEATURES
 
-MODEL_PATH = Path(__file__).with_name("answer_model.json")
+MODEL_DIR = Path(__file__).parent
+LANGUAGES = ("en", "zh")
+
+
+MODEL_DIR_ENV = "SIGHTLINE_ANSWER_MODEL_DIR"  # another folder of model files (a retrain being checked)
+
+
+def model_path(language: str) -> Path:
+    """Where the model of a language lives (SIGHTLINE_ANSWER_MODEL_DIR, else beside this module)."""
+    return Path(os.environ.get(MODEL_DIR_ENV) or MODEL_DIR) / f"answer_model.{language}.json"
 
 
 @dataclass(frozen=True)
@@ -35,8 +47,13 @@ class AnswerModel:
         mean, scale: per feature, the standardisation (value - mean) / scale.
         weights: per feature, its weight on the standardised value.
         bias: the intercept.
-        threshold: the refusal threshold: an answer whose best unit scores below it is refused.
+        threshold: the unit-level threshold (the refusal's when it has none of its own).
         about: how it was trained (data, sizes, dev figures), for the trace and the model card.
+        rerank: {"top", "model", "cross"}: the `top` most probable units are read again by the
+            cross-encoder (scorer/cross.py) and scored `rerank_score`; empty: no second reading.
+        refusal: {"bias", "unit_logit", "rules_unanswered", "threshold"}: a question is answered
+            with probability sigmoid(bias + unit_logit * logit(best unit p) + rules_unanswered *
+            [the rules say it is not]) and refused below the threshold (validation/checks/answerability.py).
     """
 
     mean: tuple[float, ...]
@@ -45,6 +62,8 @@ class AnswerModel:
     bias: float
     threshold: float
     about: dict[str, Any] = field(default_factory=dict)
+    refusal: dict[str, float] = field(default_factory=dict)
+    rerank: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "answer model") -> AnswerModel:
@@ -67,13 +86,18 @@ class AnswerModel:
         if any(len(v) != len(FEATURES) for v in vectors) or not 0.0 < threshold < 1.0:
             raise ConfigError(f"{source}: vectors must have {len(FEATURES)} values and the threshold lie in (0, 1)")
         mean, scale, weights = vectors
+        refusal = {str(k): float(v) for k, v in (data.get("refusal") or {}).items()}
+        if refusal and not 0.0 < refusal.get("threshold", -1.0) < 1.0:
+            raise ConfigError(f"{source}: the refusal's threshold must lie in (0, 1)")
+        rerank = {str(k): float(v) for k, v in (data.get("rerank") or {}).items()}
         return cls(mean, tuple(s if s > 0 else 1.0 for s in scale), weights, bias, threshold,
-                   dict(data.get("about") or {}))
+                   dict(data.get("about") or {}), refusal, rerank)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (`from_dict` reads it back)."""
         return {"features": list(FEATURES), "mean": list(self.mean), "scale": list(self.scale),
-                "weights": list(self.weights), "bias": self.bias, "threshold": self.threshold, "about": self.about}
+                "weights": list(self.weights), "bias": self.bias, "threshold": self.threshold,
+                "refusal": dict(self.refusal), "rerank": dict(self.rerank), "about": self.about}
 
     def logit(self, row: Sequence[float]) -> float:
         """The log-odds that the unit with these features answers the question."""
@@ -92,8 +116,25 @@ class AnswerModel:
         return sorted(parts, key=lambda p: -abs(p[1]))[:top]
 
 
-@functools.lru_cache(maxsize=4)
-def load_model(path: Path = MODEL_PATH) -> AnswerModel:
+def rerank_score(rerank: dict[str, float], p: float, cross_logit: float) -> float:
+    """A unit's probability after the cross-encoder's reading: sigmoid of the mix of the model's
+    log-odds and the cross-encoder's logit, weighted as `rerank` says."""
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    z = rerank.get("model", 0.5) * math.log(p / (1 - p)) + rerank.get("cross", 0.5) * cross_logit
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def load_model(language: str = "en") -> AnswerModel:
+    """The answer model of a language (read once per process).
+
+    Raises:
+        ConfigError: the file is missing or malformed (the message says how to rebuild it).
+    """
+    return read_model(model_path(language))
+
+
+@functools.lru_cache(maxsize=8)
+def read_model(path: Path) -> AnswerModel:
     """The answer model at `path` (read once per process).
 
     Raises:

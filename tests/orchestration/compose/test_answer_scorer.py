@@ -10,7 +10,7 @@ import pytest
 from core.errors import ConfigError
 from orchestration.compose.extractive import ExtractiveComposer
 from orchestration.compose.scorer.features import FEATURES, INDEX, SIGNS
-from orchestration.compose.scorer.model import MODEL_PATH, AnswerModel, load_model
+from orchestration.compose.scorer.model import AnswerModel, load_model, model_path
 from validation import ValidationAgent
 
 
@@ -28,12 +28,14 @@ def _vanguard(synthetic):
                       position=1, score=0.6)]
 
 
-def test_the_shipped_model_loads_with_this_versions_features_and_a_dev_chosen_threshold():
-    model = load_model()
-    data = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_shipped_model_loads_with_this_versions_features_and_a_dev_chosen_refusal(language):
+    model = load_model(language)
+    data = json.loads(model_path(language).read_text(encoding="utf-8"))
     assert tuple(data["features"]) == FEATURES
-    assert 0 < model.threshold < 1
+    assert 0 < model.threshold < 1 and 0 < model.refusal["threshold"] < 1
     assert model.about["dev"]["false_refusal"] <= model.about["max_false_refusal"] + 1e-9
+    assert model.about["refusal_dev"]["false_refusal"] <= model.about["max_false_refusal"] + 1e-9
     # the constraint held: no feature that says a unit answers counts against it
     assert all(sign * weight >= 0 for sign, weight in zip(SIGNS, model.weights, strict=True))
 
@@ -63,7 +65,7 @@ def test_the_answering_unit_leads_and_every_quoted_unit_carries_its_probability(
     assert answer.claims[0].text.startswith("Vanguard was founded in 1975")
     facts = [c for c in answer.claims if c.kind == "fact"]
     assert all(0.0 < c.probability < 1.0 for c in facts)
-    assert answer.scoring["threshold"] == load_model().threshold
+    assert answer.scoring["refusal"] == load_model("en").refusal
     best = answer.scoring["best"]
     assert 1 <= len(best) <= 3 and best[0]["p"] == max(c.probability for c in facts)
     assert best[0]["why"] and all(name in FEATURES for name in best[0]["why"])
@@ -80,10 +82,11 @@ def test_without_the_model_the_lexical_ranking_answers_and_no_probability_is_cla
     assert answer.scoring is None and all(c.probability is None for c in answer.claims)
 
 
-def test_a_chinese_question_keeps_the_lexical_ranking(scored, perceive, synthetic):
-    evidence = [synthetic("先锋集团成立于1975年。", doc_id="zh", position=0)]
+def test_a_chinese_question_is_scored_by_the_chinese_model(scored, perceive, synthetic):
+    evidence = [synthetic("先锋集团成立于1975年，总部位于宾夕法尼亚州。", doc_id="zh", position=0)]
     answer = scored.run(perceive("先锋集团是哪一年成立的？"), evidence)
-    assert answer.scoring is None
+    assert answer.scoring["refusal"] == load_model("zh").refusal
+    assert answer.claims[0].probability is not None
 
 
 def test_validation_refuses_when_the_best_unit_is_below_the_threshold_naming_it(scored, perceive, synthetic):
@@ -92,7 +95,9 @@ def test_validation_refuses_when_the_best_unit_is_below_the_threshold_naming_it(
     answer = scored.run(perception, evidence)
     verdict = ValidationAgent().run(perception, answer, evidence)
     assert not any(i.kind == "unanswered" for i in verdict.issues)
-    answer.scoring = dict(answer.scoring, threshold=0.999)  # a model this sure of nothing refuses it
+    # a refusal this demanding refuses it, naming the probabilities and the closest unit
+    answer.scoring = dict(answer.scoring, refusal=dict(answer.scoring["refusal"], threshold=0.999))
     verdict = ValidationAgent().run(perception, answer, evidence)
     [issue] = [i for i in verdict.issues if i.kind == "unanswered"]
-    assert "p=" in issue.detail and "below 1.00" in issue.detail and "Vanguard was founded" in issue.detail
+    assert "best unit p=" in issue.detail and "refused below 1.00" in issue.detail
+    assert "Vanguard was founded" in issue.detail
