@@ -191,8 +191,7 @@ def outcomes(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progr
     from validation.checks import answerability
     from validation.context import CheckContext
 
-    composer = ExtractiveComposer(answer_model=True)
-    composer.warm_up()
+    composer = ExtractiveComposer(answer_model=True)  # each language's model is read on first use
     passes = {"refusal": {"bias": 50.0, "unit_logit": 0.0, "threshold": 0.5}}
     out = Outcomes()
     for gold in tqdm(list(questions), disable=not progress, desc=kb, unit="q"):
