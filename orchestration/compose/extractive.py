@@ -39,7 +39,7 @@ from .scorer.cross import CrossEncoder
 from .scorer.features import feature_matrix
 from .scorer.model import LANGUAGES, AnswerModel, load_model, rerank_score
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
-from .sentences import Candidate, evidence_candidates
+from .sentences import Candidate, code_after, evidence_candidates
 
 EXPLAINED = 12  # candidates per sub-question whose choice the trace explains
 
@@ -175,7 +175,14 @@ class ExtractiveComposer:
             best += [c for c in ranked[:3] if c.key not in {b.key for b in best}]
             chosen = selection.pick(ranked, quota, self.settings.min_ratio)
             self._explain(ranked, chosen, focus, decisions)
-            sections.append([self._fact(c, book) for c in _answer_first(chosen)])
+            ordered = _answer_first(chosen)
+            sections.append([self._fact(c, book) for c in ordered])
+            block = code_after(ordered[0]) if ordered else None
+            if block is not None and not selection.is_duplicate(block):
+                # "Use the following command to generate one:" brings the command it introduces
+                selection.chosen.append(block)
+                sections[-1].insert(1, self._fact(block, book))
+                notes.append("the leading sentence introduces a code block: quoted with it")
         return sections
 
     @staticmethod

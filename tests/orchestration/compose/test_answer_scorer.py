@@ -101,3 +101,18 @@ def test_validation_refuses_when_the_best_unit_is_below_the_threshold_naming_it(
     [issue] = [i for i in verdict.issues if i.kind == "unanswered"]
     assert "best unit p=" in issue.detail and "refused below 1.00" in issue.detail
     assert "Vanguard was founded" in issue.detail
+
+
+@pytest.mark.parametrize("use_model", [False, True], ids=["lexical", "model"])
+def test_a_lead_in_brings_the_code_block_it_introduces(perceive, synthetic, use_model):
+    """Issue 23: "Use the following command to generate one: [1]" was quoted without the command."""
+    evidence = [synthetic("An API token authenticates the upload. Use the following command to generate one:\n\n"
+                          "```\nsightline keys create --name uploader\n```\n\nTokens expire after 90 days.",
+                          doc_id="tokens", position=0)]
+    composer = ExtractiveComposer(answer_model=use_model)
+    answer = composer.run(perceive("How do I generate an API token?"), evidence)
+    texts = [c.text for c in answer.claims]
+    lead = next(i for i, t in enumerate(texts) if t.startswith("Use the following command to generate one:"))
+    assert texts[lead + 1].startswith("```\nsightline keys create --name uploader\n```")
+    verdict = ValidationAgent().run(perceive("How do I generate an API token?"), answer, evidence)
+    assert not [i for i in verdict.issues if i.check == "citation"]
