@@ -41,6 +41,7 @@ class CrossEncoder:
     name = "minilm-l6-cross-encoder-int8"
     MAX_TOKENS = 128  # the pair, as in training
     MAX_CHARS = 300  # the candidate, as in training (the collected rows were cut there)
+    CACHE_PAIRS = 4096  # (question, text) logits kept per process
 
     def __init__(self, model: Path = MODEL, threads: int = 1) -> None:
         self.model = Path(model)
@@ -48,6 +49,7 @@ class CrossEncoder:
         self._session: Any = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()
+        self._cache: dict[tuple[str, str], float] = {}
 
     @property
     def loaded(self) -> bool:
@@ -95,16 +97,25 @@ class CrossEncoder:
         on the training data, where about 3 rows in 100 were positive)."""
         if not texts:
             return []
-        session = self._load()
-        encodings = self._tokenizer.encode_batch([(question, text[:self.MAX_CHARS]) for text in texts])
-        out = []
-        for encoding in encodings:
-            ids = np.array([encoding.ids], dtype=np.int64)
-            types = np.array([encoding.type_ids], dtype=np.int64)
-            logits = session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids),
-                                        "token_type_ids": types})[0]
-            out.append(float(logits[0, 0]))
-        return out
+        pairs = [(question, text[:self.MAX_CHARS]) for text in texts]
+        missing = [pair for pair in dict.fromkeys(pairs) if pair not in self._cache]
+        if missing:
+            session = self._load()
+            for pair, encoding in zip(missing, self._tokenizer.encode_batch(missing), strict=True):
+                ids = np.array([encoding.ids], dtype=np.int64)
+                types = np.array([encoding.type_ids], dtype=np.int64)
+                logits = session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids),
+                                            "token_type_ids": types})[0]
+                self._remember(pair, float(logits[0, 0]))
+        return [self._cache[pair] for pair in pairs]
+
+    def _remember(self, pair: tuple[str, str], logit: float) -> None:
+        """Keep a pair's logit (a retry composes the same question over mostly the same evidence:
+        each pair is read once); the oldest of CACHE_PAIRS go first."""
+        with self._lock:
+            self._cache[pair] = logit
+            while len(self._cache) > self.CACHE_PAIRS:
+                self._cache.pop(next(iter(self._cache)))
 
 
 @functools.cache

@@ -116,3 +116,17 @@ def test_a_lead_in_brings_the_code_block_it_introduces(perceive, synthetic, use_
     assert texts[lead + 1].startswith("```\nsightline keys create --name uploader\n```")
     verdict = ValidationAgent().run(perceive("How do I generate an API token?"), answer, evidence)
     assert not [i for i in verdict.issues if i.check == "citation"]
+
+
+def test_the_cross_encoder_reads_which_sentence_answers_and_reads_each_pair_once():
+    from orchestration.compose.scorer.cross import CrossEncoder
+
+    encoder = CrossEncoder()
+    question = "In what year was the Karelian Lighthouse electrified?"
+    texts = ["In 1931 the Karelian Lighthouse was electrified.",
+             "The Karelian Lighthouse is painted red and white."]
+    first = encoder.logits(question, texts)
+    assert first[0] > first[1] + 1.0
+    assert len(encoder._cache) == 2
+    assert encoder.logits(question, texts[::-1]) == first[::-1]  # from the cache, same values
+    assert len(encoder._cache) == 2
