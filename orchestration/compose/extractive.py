@@ -171,7 +171,9 @@ class ExtractiveComposer:
                                                               terms, 0.5)
             # a part's focus: its ask with the query's context clauses, its slot from the one table
             focus = whole if len(parts) == 1 else Focus.of(perception, part)
-            ranked = self.rank_units(candidates, focus, part_terms, perception.language)
+            # the cross-encoder reads the first part's units (it costs ~6-10 ms a unit on one
+            # thread: three parts of three units doubled a request's p95)
+            ranked = self.rank_units(candidates, focus, part_terms, perception.language, reread=not sections)
             best += [c for c in ranked[:3] if c.key not in {b.key for b in best}]
             chosen = selection.pick(ranked, quota, self.settings.min_ratio)
             self._explain(ranked, chosen, focus, decisions)
@@ -204,11 +206,12 @@ class ExtractiveComposer:
         return candidates, whole
 
     def rank_units(self, candidates: Sequence[Candidate], focus: Focus, terms: QueryTerms,
-                   language: str) -> list[Candidate]:
+                   language: str, reread: bool = True) -> list[Candidate]:
         """Candidates best first: by the answer model's probability (`notes["p"]`, the lexical
         score kept in `notes["lexical"]`), or by the lexical score alone without a model.
 
-        A candidate sharing no term with the question keeps score 0 and is never chosen."""
+        A candidate sharing no term with the question keeps score 0 and is never chosen; `reread`:
+        the cross-encoder reads the best units again (`_rerank`)."""
         ranked = rank(candidates, functools.partial(score, terms=terms, settings=self.settings,
                                                     bonus=functools.partial(answer_bonus, focus)))
         model = self.model_for(language)
@@ -223,12 +226,16 @@ class ExtractiveComposer:
             factor = 1.0 if candidate.language == language else self.settings.foreign_factor
             candidate.score = candidate.notes["p"] * factor if candidate.score > 0 else 0.0
         ranked = sorted(ranked, key=lambda c: (-c.score, c.rank, c.position))
-        return self._rerank(ranked, model, focus.question.text)
+        return self._rerank(ranked, model, focus.question.text) if reread else ranked
 
     def _rerank(self, ranked: list[Candidate], model: AnswerModel, question: str) -> list[Candidate]:
         """The model's best few units read again with the question by the cross-encoder, when the
         model has one (English): each gets the model's mix of its log-odds and the cross-encoder's
-        logit as `notes["p"]` (the refusal's input) and leads in that order; the rest stay below."""
+        logit as `notes["p"]` (the refusal's input) and leads in that order; the rest stay below.
+
+        Once per answer: a question of several parts has its first part read again (the
+        cross-encoder costs ~6-10 ms a unit on one thread; three parts of three units doubled the
+        p95 of a request)."""
         top = [c for c in ranked[:int(model.rerank.get("top", 0))] if c.score > 0] if model.rerank else []
         if not top:
             return ranked

@@ -320,7 +320,7 @@ class Focus:
         if not self.predicate:
             return 1.0
         have, around = set(tokens), set(context)
-        have_index, around_index = _StemIndex(have), _StemIndex(around)
+        have_index, around_index = StemIndex(have), StemIndex(around)
         found = 0.0
         for term, weight in self.predicate.items():
             if present(term, have, have_index):
@@ -435,7 +435,7 @@ def _unquoted(text: str) -> str:
     return re.sub(r"[\"'`“”‘’]", "", text)
 
 
-def present(term: str, tokens: set[str], index: _StemIndex | None = None) -> bool:
+def present(term: str, tokens: set[str], index: StemIndex | None = None) -> bool:
     """The term, a word that says the same (`orchestration.retrieval.same_terms`) or a token
     related to it (see `_related`) is among `tokens`.
 
@@ -452,13 +452,13 @@ def present(term: str, tokens: set[str], index: _StemIndex | None = None) -> boo
         # a 5+ letter token the term starts with ("reimburs" ~ "reimb..."), or one starting with it
         if any(term[:k] in tokens for k in range(5, len(term))):
             return True
-        return any(t.startswith(term) for t in (index or _StemIndex(tokens)).starting(term[:5]))
+        return any(t.startswith(term) for t in (index or StemIndex(tokens)).starting(term[:5]))
     if kind == "han":
         return any(_han_related(term, t) for t in tokens)
     return False
 
 
-class _StemIndex:
+class StemIndex:
     """The 5+ letter tokens of a set by their first five letters, built on first use."""
 
     def __init__(self, tokens: set[str]) -> None:

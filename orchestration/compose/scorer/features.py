@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from orchestration.retrieval.tokenize import tokenize
 from orchestration.textcache import term_set
 
-from ..focus import OPEN_SLOTS, Focus, present
+from ..focus import OPEN_SLOTS, Focus, StemIndex, present
 from ..sentences import Candidate
 
 FEATURES: tuple[str, ...] = (
@@ -92,8 +92,8 @@ def _share(terms: dict[str, float], tokens: frozenset[str]) -> float:
     total = sum(terms.values())
     if total <= 0:
         return 1.0
-    have = set(tokens)
-    return sum(w for t, w in terms.items() if present(t, have)) / total
+    index = StemIndex(tokens)  # built once per token set, not once per term
+    return sum(w for t, w in terms.items() if present(t, tokens, index)) / total
 
 
 def _pairs(words: Sequence[str]) -> set[tuple[str, str]]:
@@ -122,10 +122,16 @@ def feature_matrix(candidates: Sequence[Candidate], focus: Focus, language: str)
     top_key = max(candidates, key=lambda c: c.score).key
     closed = focus.slot not in OPEN_SLOTS
     rows = []
+    per_chunk: dict[str, tuple[float, float, float]] = {}  # what a chunk's units share, read once
     for candidate in candidates:
         chunk_terms = terms.chunk_terms[candidate.chunk.chunk_id]
+        if candidate.chunk.chunk_id not in per_chunk:
+            index = StemIndex(chunk_terms)
+            lacking = [terms.weight(t) for t in focus_terms if not present(t, chunk_terms, index)]
+            per_chunk[candidate.chunk.chunk_id] = (_share(focus_terms, chunk_terms), _share(names, chunk_terms),
+                                                   1.0 - (max(lacking) / terms.top if lacking else 0.0))
+        in_chunk, names_in_chunk, rarest_missing = per_chunk[candidate.chunk.chunk_id]
         context = candidate.context_tokens | term_set(str(candidate.chunk.metadata.get("section") or ""))
-        lacking = [terms.weight(t) for t in focus_terms if not present(t, set(chunk_terms))]
         words = tokenize(candidate.text)
         pairs = _pairs(words)
         fills = bool(candidate.notes.get("fills_slot"))
@@ -136,11 +142,11 @@ def feature_matrix(candidates: Sequence[Candidate], focus: Focus, language: str)
         row[INDEX["predicate_in_unit"]] = float(candidate.notes.get("coverage", 0.0))
         row[INDEX["focus_in_unit"]] = _share(focus_terms, candidate.tokens)
         row[INDEX["focus_in_context"]] = _share(focus_terms, context)
-        row[INDEX["focus_in_chunk"]] = _share(focus_terms, chunk_terms)
+        row[INDEX["focus_in_chunk"]] = in_chunk
         row[INDEX["focus_in_evidence"]] = in_evidence
-        row[INDEX["rarest_missing"]] = 1.0 - (max(lacking) / terms.top if lacking else 0.0)
+        row[INDEX["rarest_missing"]] = rarest_missing
         row[INDEX["names_in_unit"]] = _share(names, candidate.tokens)
-        row[INDEX["names_in_chunk"]] = _share(names, chunk_terms)
+        row[INDEX["names_in_chunk"]] = names_in_chunk
         row[INDEX["pairs_in_unit"]] = len(question_pairs & pairs) / len(question_pairs) if question_pairs else 0.0
         row[INDEX["fills_slot"]] = float(fills)
         row[INDEX["closed_slot"]] = float(closed)
