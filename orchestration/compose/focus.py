@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
 from core.reading.dates import YEAR
@@ -435,7 +436,7 @@ def _unquoted(text: str) -> str:
     return re.sub(r"[\"'`“”‘’]", "", text)
 
 
-def present(term: str, tokens: set[str], index: StemIndex | None = None) -> bool:
+def present(term: str, tokens: AbstractSet[str], index: StemIndex | None = None) -> bool:
     """The term, a word that says the same (`orchestration.retrieval.same_terms`) or a token
     related to it (see `_related`) is among `tokens`.
 
@@ -461,7 +462,7 @@ def present(term: str, tokens: set[str], index: StemIndex | None = None) -> bool
 class StemIndex:
     """The 5+ letter tokens of a set by their first five letters, built on first use."""
 
-    def __init__(self, tokens: set[str]) -> None:
+    def __init__(self, tokens: AbstractSet[str]) -> None:
         self.tokens = tokens
         self.by_prefix: dict[str, list[str]] | None = None
 
