@@ -204,14 +204,15 @@ def _model_problem(best: float, rule: str | None, scoring: dict, focus: Focus, c
     if answered >= threshold:
         return None
     asked = f"a {focus.slot.replace('_', '/')}" if focus.slot != "fact" else "a fact"
-    terms = (*focus.names, *focus.predicate)[:6]
-    about = f" about {', '.join(repr(t) for t in terms)}" if terms else ""
-    closest = (scoring.get("best") or [{}])[0]
-    quoted = _short(str(closest.get("text") or _closest(focus, cited)))
-    rules = f"; the rules add: {rule}" if rule else ""
-    return (f"the question asks for {asked}{about}; no unit of the evidence answers it with enough confidence "
+    best_units = [u for u in scoring.get("best") or [] if u.get("text")]
+    if best_units:
+        closest = "; ".join(f"\"{_short(str(u['text']), 120)}\" (p={float(u.get('p', 0)):.2f})" for u in best_units[:3])
+    else:
+        closest = f"\"{_short(_closest(focus, cited))}\""
+    rules = f"; the rules add: {rule.split('; closest:')[0]}" if rule else ""
+    return (f"the question asks for {asked}; no unit of the evidence answers it with enough confidence "
             f"(best unit p={best:.2f}, answered p={answered:.2f}, refused below {threshold:.2f}){rules}; "
-            f"closest: \"{quoted}\"")
+            f"closest: {closest}")
 
 
 def _closest(focus: Focus, cited: list[ScoredChunk]) -> str:
