@@ -39,6 +39,12 @@ class GoldQuestion:
     answers: tuple[str, ...]
     passage: str = ""   # the gold document id; "" when any passage holding an answer counts
     group: str = ""     # the article or topic, for splits and reports
+    documents: tuple[str, ...] = ()  # every document holding an answer (several for a multi-hop question)
+
+    @property
+    def sources(self) -> frozenset[str]:
+        """The documents a held-out copy of the question is asked without."""
+        return frozenset((self.passage, *self.documents)) - {""}
 
     @property
     def answerable(self) -> bool:
@@ -81,12 +87,13 @@ def holds_answer(candidate: Candidate, gold: GoldQuestion) -> bool:
 
 
 def question_units(loop: AnswerLoop, composer: ExtractiveComposer, kb: str, text: str, now: dt.date = NOW,
-                   drop_doc: str = "") -> tuple[list[Candidate], list[list[float]]]:
+                   drop_doc: str | frozenset[str] = "") -> tuple[list[Candidate], list[list[float]]]:
     """The candidates the composer would rank for `text` (first attempt), lexically ranked, with
     features; `drop_doc`: the evidence as if the KB did not hold that document."""
     perception = loop.perception.run(text, now=now)
     plan = loop.router.run(perception, hints=[], attempt=0, kbs=[kb], overrides={})
-    evidence = [c for c in loop.executor.run(plan, Trace(), now) if c.doc_id != drop_doc]
+    dropped = {drop_doc} if isinstance(drop_doc, str) else drop_doc
+    evidence = [c for c in loop.executor.run(plan, Trace(), now) if c.doc_id not in dropped]
     candidates = evidence_candidates(evidence, perception.question.code)
     set_priors(candidates, composer.settings)
     candidates, focus = composer.narrow(perception, candidates)
@@ -111,10 +118,10 @@ def collect(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progre
     rows = Rows()
     questions = list(questions)
     for gold in tqdm(questions, disable=not progress, desc=kb, unit="q"):
-        drop = ""
-        if held_out is not None and gold.answerable and gold.passage and held_out(gold):
-            drop = gold.passage
-            gold = GoldQuestion(f"{gold.id}#held-out", gold.text, (), gold.passage, gold.group)
+        drop: frozenset[str] = frozenset()
+        if held_out is not None and gold.answerable and gold.sources and held_out(gold):
+            drop = gold.sources
+            gold = GoldQuestion(f"{gold.id}#held-out", gold.text, (), gold.passage, gold.group, gold.documents)
         ranked, matrix = question_units(loop, composer, kb, gold.text, now(gold) if now else NOW, drop)
         rows.answerable[gold.id] = gold.answerable
         found = False
@@ -152,7 +159,9 @@ def squad_gold(articles: Sequence[dict]) -> list[GoldQuestion]:
 def multihop_gold(queries: Sequence) -> list[GoldQuestion]:
     """MultiHop-RAG queries (evaluation.datasets.EvalQuery): an evidence fact is the answer text a
     unit must hold (or be part of); a null query has none."""
-    return [GoldQuestion(q.id, q.text, tuple(q.facts), "", q.type) for q in queries]
+    return [GoldQuestion(q.id, q.text, tuple(q.facts), "", q.type,
+                         tuple(dict.fromkeys(e["doc_id"] for e in q.raw.get("evidence", []) if e.get("doc_id"))))
+            for q in queries]
 
 
 def holds_fact(candidate: Candidate, gold: GoldQuestion) -> bool:
@@ -195,14 +204,14 @@ def outcomes(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progr
     passes = {"refusal": {"bias": 50.0, "unit_logit": 0.0, "threshold": 0.5}}
     out = Outcomes()
     for gold in tqdm(list(questions), disable=not progress, desc=kb, unit="q"):
-        drop = ""
-        if held_out is not None and gold.answerable and gold.passage and held_out(gold):
-            drop = gold.passage
-            gold = GoldQuestion(f"{gold.id}#held-out", gold.text, (), gold.passage, gold.group)
+        drop: frozenset[str] = frozenset()
+        if held_out is not None and gold.answerable and gold.sources and held_out(gold):
+            drop = gold.sources
+            gold = GoldQuestion(f"{gold.id}#held-out", gold.text, (), gold.passage, gold.group, gold.documents)
         when = now(gold) if now else NOW
         perception = loop.perception.run(gold.text, now=when)
         plan = loop.router.run(perception, hints=[], attempt=0, kbs=[kb], overrides={})
-        evidence = [c for c in loop.executor.run(plan, Trace(), when) if c.doc_id != drop]
+        evidence = [c for c in loop.executor.run(plan, Trace(), when) if c.doc_id not in drop]
         answer = composer.run(perception, evidence)
         scored = [c.probability for c in answer.claims if c.kind == "fact" and c.probability is not None]
         context = CheckContext(when)
