@@ -15,7 +15,8 @@ from orchestration.compose.scorer.model import LANGUAGES, load_model
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.answers.reliability", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m evaluation.answers.reliability",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("docs") / "answer_model_reliability.png")
     args = parser.parse_args(argv)
     import matplotlib
