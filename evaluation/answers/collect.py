@@ -217,7 +217,11 @@ def outcomes(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progr
         context = CheckContext(when)
         structural = bool(answer.scoring) and bool(answerability.check(
             perception, replace(answer, scoring=dict(answer.scoring, **passes)), evidence, context))
-        ruled = bool(answerability.check(perception, replace(answer, scoring=None), evidence, context))
+        # the rules' verdict as the refusal reads it: on the most probable quoted unit alone
+        lead = max((c for c in answer.claims if c.kind == "fact" and c.probability is not None),
+                   key=lambda c: c.probability or 0.0, default=None)
+        alone = replace(answer, scoring=None, claims=[lead]) if lead is not None else replace(answer, scoring=None)
+        ruled = bool(answerability.check(perception, alone, evidence, context))
         out.ids.append(gold.id)
         out.best.append(max(scored) if scored else 0.0)
         out.structural.append(structural)

@@ -141,13 +141,17 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     if focus.names and named * len(focus.names) < min(MIN_NAME_SHARE * len(focus.names), 2) - 1e-9:
         return (f"the cited sources do not mention {', '.join(repr(n) for n in focus.names)}, which the "
                 f"question asks about")
-    rule = rule_problem(focus, readings, answer, cited, perception)
     # the answer model ranked the units: the question's probability of being answered, from its
-    # best unit's probability and the rules' verdict (a feature, weighted as fitted), decides
-    scored = [c.probability for c in answer.claims if c.kind == "fact" and c.probability is not None]
+    # best unit's probability and the rules' verdict on that unit (a feature, weighted as fitted;
+    # read on the best unit alone, so the context quoted with it does not change the verdict)
+    scored = [(c.probability, k) for k, c in enumerate(answer.claims)
+              if c.kind == "fact" and c.probability is not None]
     if scored and answer.scoring is not None:
-        return _model_problem(max(scored), rule, answer.scoring, focus, cited)
-    return rule
+        best, lead = max(scored)
+        own = [r for r in readings if r.index == lead] or readings
+        rule = rule_problem(focus, own, answer, _cited_chunks(own, answer, chunks), perception)
+        return _model_problem(best, rule, answer.scoring, focus, cited)
+    return rule_problem(focus, readings, answer, cited, perception)
 
 
 def rule_problem(focus: Focus, readings: list[ClaimReading], answer: Answer, cited: list[ScoredChunk],
