@@ -130,3 +130,13 @@ def test_the_cross_encoder_reads_which_sentence_answers_and_reads_each_pair_once
     assert len(encoder._cache) == 2
     assert encoder.logits(question, texts[::-1]) == first[::-1]  # from the cache, same values
     assert len(encoder._cache) == 2
+
+
+def test_the_most_probable_unit_leads_even_when_its_chunk_says_it_second(scored, perceive, synthetic):
+    """Issue 24, item 3: the best unit leads; the context quoted with it follows in reading order."""
+    evidence = [synthetic("Vanguard runs index funds for millions of investors. Vanguard was founded in 1975 "
+                          "by John C. Bogle. Its funds are known for low costs.", doc_id="vanguard", position=0)]
+    answer = scored.run(perceive("When was Vanguard founded?"), evidence)
+    facts = [c for c in answer.claims if c.kind == "fact"]
+    assert facts[0].text.startswith("Vanguard was founded in 1975")
+    assert facts[0].probability == max(c.probability for c in facts)
