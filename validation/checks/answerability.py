@@ -169,7 +169,7 @@ def rule_problem(focus: Focus, readings: list[ClaimReading], answer: Answer, cit
     share = MIN_COVERAGE_OF_SLOT.get(focus.slot, MIN_COVERAGE) if short else MIN_COVERAGE
     needed_share = min(share, MAX_NEEDED_TERMS / focus.total) if focus.predicate else 0.0
     if coverage < needed_share - 1e-9:
-        missing = focus.missing(answer_tokens)
+        missing = _as_written(focus, focus.missing(answer_tokens))
         return (f"no cited sentence is about {', '.join(repr(m) for m in missing[:6])} of the question "
                 f"(covers {coverage:.0%} of its terms, needs {needed_share:.0%}); "
                 f"closest: \"{_closest(focus, cited)}\"")
@@ -217,6 +217,16 @@ def _model_problem(best: float, rule: str | None, scoring: dict, focus: Focus, c
     return (f"the question asks for {asked}; no unit of the evidence answers it with enough confidence "
             f"(best unit p={best:.2f}, answered p={answered:.2f}, refused below {threshold:.2f}){rules}; "
             f"closest: {closest}")
+
+
+def _as_written(focus: Focus, terms: Sequence[str]) -> list[str]:
+    """Search terms (stems: "configur") as the question wrote them ("configure"), for the reader of
+    a refusal; a term no question word yields stays as it is."""
+    written: dict[str, str] = {}
+    for word in focus.question.words:
+        for term in tokenize(word):
+            written.setdefault(term, word)
+    return list(dict.fromkeys(written.get(t, t) for t in terms))
 
 
 def _closest(focus: Focus, cited: list[ScoredChunk]) -> str:
