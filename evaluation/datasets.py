@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from core.errors import RequestError
 from orchestration.paths import REPO_ROOT
@@ -72,3 +73,25 @@ def load_queries(name: str, folder: Path, queries: Path | None = None) -> list[E
         return [EvalQuery(r["_id"], r["text"], type=r.get("type", ""), relevance=qrels.get(r["_id"], {}), raw=r)
                 for r in records]
     raise RequestError(f"no query reader for set '{name}'", field="sets")
+
+
+T = TypeVar("T")
+
+
+def load_question_file(path: Path, parse: Callable[[Any, str], T]) -> list[T]:
+    """Every question of a JSONL question file, each read by `parse(record, "file:line")` (which
+    raises ValueError naming the line); ids must be unique.
+
+    Raises:
+        ValueError: a line is malformed, or two questions share an id.
+    """
+    questions: list[T] = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                questions.append(parse(json.loads(line), f"{path}:{number}"))
+    ids = [str(getattr(q, "id", "")) for q in questions]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"{path}: duplicate question id(s) {', '.join(duplicates)}")
+    return questions

@@ -37,7 +37,6 @@ questions.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 import sys
 import time
@@ -48,6 +47,9 @@ from typing import Any
 
 from orchestration.kb.config import KBConfig
 from orchestration.paths import config_dir
+
+from .datasets import load_question_file
+from .metrics import status_counts
 
 HERE = Path(__file__).resolve().parent
 DOCSETS = HERE / "data" / "docsets"
@@ -113,16 +115,7 @@ def parse_question(record: Any, where: str = "question") -> DocQuestion:
 
 def load_questions(path: Path = QUESTIONS) -> list[DocQuestion]:
     """Every question of the file, checked (ValueError names the line); ids must be unique."""
-    questions: list[DocQuestion] = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                questions.append(parse_question(json.loads(line), f"{path}:{number}"))
-    ids = [q.id for q in questions]
-    duplicates = sorted({i for i in ids if ids.count(i) > 1})
-    if duplicates:
-        raise ValueError(f"{path}: duplicate question id(s) {', '.join(duplicates)}")
-    return questions
+    return load_question_file(path, parse_question)
 
 
 # --- scoring (pure functions, no model) --------------------------------------------------------
@@ -183,13 +176,6 @@ def by_kind(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             if any(r["kind"] == kind for r in rows)}
 
 
-def status_counts(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """{"answerable" / "unanswerable": {status: count}}."""
-    out: dict[str, dict[str, int]] = {}
-    for r in rows:
-        group = out.setdefault("answerable" if r["answerable"] else "unanswerable", {})
-        group[r["status"]] = group.get(r["status"], 0) + 1
-    return out
 
 
 def score_rows(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 
 def ndcg_at_k(ranking: Sequence[str], relevance: Mapping[str, int], k: int = 10) -> float:
@@ -60,3 +61,12 @@ def mean_metrics(rows: Iterable[Mapping[str, float]]) -> dict[str, float]:
     if not rows:
         return {}
     return {key: round(sum(r[key] for r in rows) / len(rows), 4) for key in rows[0]}
+
+
+def status_counts(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """{"answerable" / "unanswerable": {status: count}}."""
+    out: dict[str, dict[str, int]] = {}
+    for r in rows:
+        group = out.setdefault("answerable" if r["answerable"] else "unanswerable", {})
+        group[r["status"]] = group.get(r["status"], 0) + 1
+    return out

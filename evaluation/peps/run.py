@@ -24,9 +24,10 @@ from orchestration.kb.config import KBConfig
 from orchestration.paths import REPO_ROOT, config_dir
 
 from ..builds import build_eval_kb
+from ..metrics import status_counts
 from ..stats import latency_summary
 from .corpus import cited_pep, write_corpus
-from .scoring import QUESTIONS, PepQuestion, by_kind, has_fact, load_questions, status_counts, summarise
+from .scoring import QUESTIONS, PepQuestion, by_kind, has_fact, load_questions, summarise
 from .subset import SUBSET
 
 KB = "peps"

@@ -17,12 +17,13 @@ Metrics over the scored rows (each row: answerable, status, has_fact):
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from evaluation.datasets import load_question_file
 
 QUESTIONS = Path(__file__).resolve().parent.parent / "data" / "peps_questions.jsonl"
 KINDS = ("number", "date", "duration", "actor", "definition", "procedure", "yes_no", "compare", "list")
@@ -69,16 +70,7 @@ def parse_question(record: Any, where: str = "question") -> PepQuestion:
 
 def load_questions(path: Path = QUESTIONS) -> list[PepQuestion]:
     """Every question of the file, checked (ValueError names the line); ids must be unique."""
-    questions: list[PepQuestion] = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                questions.append(parse_question(json.loads(line), f"{path}:{number}"))
-    ids = [q.id for q in questions]
-    duplicates = sorted({i for i in ids if ids.count(i) > 1})
-    if duplicates:
-        raise ValueError(f"{path}: duplicate question id(s) {', '.join(duplicates)}")
-    return questions
+    return load_question_file(path, parse_question)
 
 
 _TYPOGRAPHIC = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
@@ -138,10 +130,3 @@ def by_kind(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def status_counts(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """{"answerable" / "unanswerable": {status: count}}."""
-    out: dict[str, dict[str, int]] = {}
-    for r in rows:
-        group = out.setdefault("answerable" if r["answerable"] else "unanswerable", {})
-        group[r["status"]] = group.get(r["status"], 0) + 1
-    return out
