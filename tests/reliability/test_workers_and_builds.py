@@ -195,8 +195,13 @@ def test_a_kb_ingested_under_a_new_name_is_served_without_a_restart(served, tmp_
 
     body = _wait(answered_by_every_worker, 60, "both workers to serve the new KB")
     assert "15 days" in body["answer"] and {c["kb"] for c in body["citations"]} == {"collector"}
-    status, _h, listing = live.request("GET", "/kb")
-    assert status == 200 and "collector" in {kb["name"] for kb in listing["knowledge_bases"]}
+
+    def listed() -> bool:  # each request may reach either worker: every one must list it, in time
+        replies = [live.request("GET", "/kb") for _ in range(4)]
+        return all(status == 200 and "collector" in {kb["name"] for kb in listing["knowledge_bases"]}
+                   for status, _h, listing in replies)
+
+    _wait(listed, 60, "every worker to list the new KB")
     status, _h, everywhere = live.request("POST", "/rag", {k: v for k, v in question.items() if k != "kb"})
     assert status == 200 and "collector" in {c["kb"] for c in everywhere["citations"]}, "no kb: every served KB"
 
