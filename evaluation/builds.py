@@ -1,15 +1,18 @@
-"""Building an evaluation set's knowledge base through the normal ingest (cached by checksum)."""
+"""Building an evaluation set's knowledge base through the normal ingest (cached by checksum), and the loop over it."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orchestration.kb.config import KBConfig
 from orchestration.kb.ingest import ingest
 from orchestration.retrieval.embedder import Embedder, get_embedder
+
+if TYPE_CHECKING:
+    from server.loop import AnswerLoop
 
 
 def build_eval_kb(kb_config: KBConfig, name: str, paths: Sequence[Path] | None = None, progress: bool = True,
@@ -25,3 +28,18 @@ def build_eval_kb(kb_config: KBConfig, name: str, paths: Sequence[Path] | None =
         print(report.summary().splitlines()[0], file=sys.stderr)
     return {"documents": report.documents, "chunks": report.chunks, "skipped": len(report.skipped),
             "build_seconds": round(report.seconds, 1), "reused_build": report.unchanged}
+
+
+def eval_loop(kb_config: KBConfig, name: str, use_ner: bool = True) -> AnswerLoop:
+    """A warmed-up AnswerLoop over eval KB `name` alone: the generic eval router
+    (config/router.eval.yaml), Perception with NER as the service runs it (`use_ner=False`:
+    rules only)."""
+    from orchestration.paths import config_dir
+    from orchestration.router.config import load_router_config
+    from perception import PerceptionAgent
+    from server.bootstrap import build_loop
+
+    router = load_router_config(config_dir() / "router.eval.yaml", known_kbs=[name])
+    loop = build_loop(kb_config=kb_config.only(name), router_config=router, perception=PerceptionAgent(use_ner=use_ner))
+    loop.warm_up()
+    return loop

@@ -46,8 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from orchestration.kb.config import KBConfig
-from orchestration.paths import config_dir
 
+from .builds import eval_loop
 from .datasets import load_question_file
 from .metrics import status_counts
 
@@ -196,15 +196,7 @@ def build_docs_kb(kb_config: KBConfig, name: str, progress: bool = True) -> dict
 
 def build_docs_loop(kb_config: KBConfig, name: str):
     """An AnswerLoop over one set's KB: generic eval router, Perception as the service runs it."""
-    from orchestration.router.config import load_router_config
-    from perception import PerceptionAgent
-    from server.bootstrap import build_loop
-
-    kb = KB_OF[name]
-    router = load_router_config(config_dir() / "router.eval.yaml", known_kbs=[kb])
-    loop = build_loop(kb_config=kb_config.only(kb), router_config=router, perception=PerceptionAgent())
-    loop.warm_up()
-    return loop
+    return eval_loop(kb_config, KB_OF[name])
 
 
 def ask(loop, question: DocQuestion) -> dict[str, Any]:

@@ -31,13 +31,9 @@ from typing import Any
 from tqdm import tqdm
 
 from orchestration.kb.config import KBConfig
-from orchestration.paths import config_dir
-from orchestration.router.config import load_router_config
-from perception import PerceptionAgent
-from server.bootstrap import build_loop
 from server.loop import AnswerLoop, AskRequest
 
-from .builds import build_eval_kb
+from .builds import build_eval_kb, eval_loop
 from .datasets import EvalQuery, read_jsonl
 from .stats import latency_summary
 
@@ -93,11 +89,7 @@ def build_rgb_kb(kb_config: KBConfig, lang: str, records: Sequence[dict], corpus
 
 
 def build_rgb_loop(kb_config: KBConfig, lang: str) -> AnswerLoop:
-    name = KB_OF[lang]
-    router = load_router_config(config_dir() / "router.eval.yaml", known_kbs=[name])
-    loop = build_loop(kb_config=kb_config.only(name), router_config=router, perception=PerceptionAgent(use_ner=False))
-    loop.warm_up()
-    return loop
+    return eval_loop(kb_config, KB_OF[lang], use_ner=False)
 
 
 def _fold(text: str) -> str:

@@ -32,10 +32,10 @@ from tqdm import tqdm
 
 from core.errors import RequestError
 from orchestration.kb.config import KBConfig
-from orchestration.paths import REPO_ROOT, config_dir
+from orchestration.paths import REPO_ROOT
 
 from .answers.splits import SPLITS, SQUAD_FILE, squad_articles
-from .builds import build_eval_kb
+from .builds import build_eval_kb, eval_loop
 from .datasets import DEFAULT_DATA, EvalQuery
 from .stats import latency_summary
 
@@ -143,15 +143,7 @@ def build_squad_kb(kb_config: KBConfig, split: str, progress: bool = True, *, da
 def build_squad_loop(kb_config: KBConfig, split: str, use_ner: bool = True):
     """A warmed-up AnswerLoop over `squad_<split>`: generic eval router, Perception with NER as
     the service runs it (`use_ner=False`: rules only)."""
-    from orchestration.router.config import load_router_config
-    from perception import PerceptionAgent
-    from server.bootstrap import build_loop
-
-    name = KB_OF[split]
-    router = load_router_config(config_dir() / "router.eval.yaml", known_kbs=[name])
-    loop = build_loop(kb_config=kb_config.only(name), router_config=router, perception=PerceptionAgent(use_ner=use_ner))
-    loop.warm_up()
-    return loop
+    return eval_loop(kb_config, KB_OF[split], use_ner)
 
 
 # --- scoring --------------------------------------------------------------------------------

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from orchestration.kb.config import KBConfig
-from orchestration.paths import REPO_ROOT, config_dir
+from orchestration.paths import REPO_ROOT
 
-from ..builds import build_eval_kb
+from ..builds import build_eval_kb, eval_loop
 from .splits import SPLITS, split_of
 
 CMRC_FILES = (Path("cmrc2018") / "cmrc2018_dev.squad-style.json.gz",
@@ -49,13 +49,5 @@ def write_cmrc_corpus(data_dir: Path, split: str) -> Path:
 
 def build_cmrc_loop(kb_config: KBConfig, data_dir: Path, split: str, progress: bool = True):
     """The split's KB (built when its corpus changed) and a warmed-up loop over it."""
-    from orchestration.router.config import load_router_config
-    from perception import PerceptionAgent
-    from server.bootstrap import build_loop
-
-    name = KB_OF[split]
-    build_eval_kb(kb_config, name, [write_cmrc_corpus(data_dir, split)], progress)
-    router = load_router_config(config_dir() / "router.eval.yaml", known_kbs=[name])
-    loop = build_loop(kb_config=kb_config.only(name), router_config=router, perception=PerceptionAgent())
-    loop.warm_up()
-    return loop
+    build_eval_kb(kb_config, KB_OF[split], [write_cmrc_corpus(data_dir, split)], progress)
+    return eval_loop(kb_config, KB_OF[split])

@@ -21,9 +21,9 @@ from tqdm import tqdm
 
 from core.errors import RequestError
 from orchestration.kb.config import KBConfig
-from orchestration.paths import REPO_ROOT, config_dir
+from orchestration.paths import REPO_ROOT
 
-from ..builds import build_eval_kb
+from ..builds import build_eval_kb, eval_loop
 from ..metrics import status_counts
 from ..stats import latency_summary
 from .corpus import cited_pep, write_corpus
@@ -62,14 +62,7 @@ def build_peps_kb(kb_config: KBConfig, folder: Path, corpus: Path = CORPUS, prog
 
 def build_peps_loop(kb_config: KBConfig):
     """An AnswerLoop over the `peps` KB: generic eval router, Perception with NER."""
-    from orchestration.router.config import load_router_config
-    from perception import PerceptionAgent
-    from server.bootstrap import build_loop
-
-    router = load_router_config(config_dir() / "router.eval.yaml", known_kbs=[KB])
-    loop = build_loop(kb_config=kb_config.only(KB), router_config=router, perception=PerceptionAgent())
-    loop.warm_up()
-    return loop
+    return eval_loop(kb_config, KB)
 
 
 def ask(loop, question: PepQuestion) -> dict[str, Any]:
