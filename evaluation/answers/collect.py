@@ -14,6 +14,7 @@ import datetime as dt
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -86,14 +87,19 @@ def holds_answer(candidate: Candidate, gold: GoldQuestion) -> bool:
     return any(_fold(a) in text for a in gold.answers if a.strip())
 
 
+def first_evidence(loop: AnswerLoop, kb: str, text: str, now: dt.date, dropped: AbstractSet[str] = frozenset()):
+    """Perception's reading of `text` and the evidence of the loop's first attempt over `kb`, as a
+    request gets them; without the documents in `dropped` (as if the KB did not hold them)."""
+    perception = loop.perception.run(text, now=now)
+    plan = loop.router.run(perception, hints=[], attempt=0, kbs=[kb], overrides={})
+    return perception, [c for c in loop.executor.run(plan, Trace(), now) if c.doc_id not in dropped]
+
+
 def question_units(loop: AnswerLoop, composer: ExtractiveComposer, kb: str, text: str, now: dt.date = NOW,
                    drop_doc: str | frozenset[str] = "") -> tuple[list[Candidate], list[list[float]]]:
     """The candidates the composer would rank for `text` (first attempt), lexically ranked, with
     features; `drop_doc`: the evidence as if the KB did not hold that document."""
-    perception = loop.perception.run(text, now=now)
-    plan = loop.router.run(perception, hints=[], attempt=0, kbs=[kb], overrides={})
-    dropped = {drop_doc} if isinstance(drop_doc, str) else drop_doc
-    evidence = [c for c in loop.executor.run(plan, Trace(), now) if c.doc_id not in dropped]
+    perception, evidence = first_evidence(loop, kb, text, now, {drop_doc} if isinstance(drop_doc, str) else drop_doc)
     candidates = evidence_candidates(evidence, perception.question.code)
     set_priors(candidates, composer.settings)
     candidates, focus = composer.narrow(perception, candidates)
@@ -209,9 +215,7 @@ def outcomes(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progr
             drop = gold.sources
             gold = GoldQuestion(f"{gold.id}#held-out", gold.text, (), gold.passage, gold.group, gold.documents)
         when = now(gold) if now else NOW
-        perception = loop.perception.run(gold.text, now=when)
-        plan = loop.router.run(perception, hints=[], attempt=0, kbs=[kb], overrides={})
-        evidence = [c for c in loop.executor.run(plan, Trace(), when) if c.doc_id not in drop]
+        perception, evidence = first_evidence(loop, kb, gold.text, when, drop)
         answer = composer.run(perception, evidence)
         scored = [c.probability for c in answer.claims if c.kind == "fact" and c.probability is not None]
         context = CheckContext(when)

@@ -94,3 +94,18 @@ def question_weights(question_ids: Sequence[str]) -> np.ndarray:
     for q in question_ids:
         counts[q] = counts.get(q, 0) + 1
     return np.array([1.0 / counts[q] for q in question_ids])
+
+
+def threshold_refusing(answerable: np.ndarray, max_share: float) -> float:
+    """The highest threshold under which at most `max_share` of the answerable questions' scores
+    fall (refused when score < threshold); kept inside (0, 1) and rounded down to 6 places, as the
+    model file writes it (rounding up could refuse a tie).
+
+    Raises:
+        ValueError: there is no answerable question to choose on.
+    """
+    ordered = np.sort(np.asarray(answerable, dtype=float))
+    if len(ordered) == 0:
+        raise ValueError("no answerable question to choose a threshold on")
+    allowed = int(np.floor(max_share * len(ordered)))  # questions we may refuse
+    return float(np.floor(min(max(ordered[allowed], 1e-6), 1 - 1e-6) * 1e6) / 1e6)

@@ -12,7 +12,7 @@ import numpy as np
 
 from validation.checks.answerability import answered_probability
 
-from .fit import fit_logistic
+from .fit import fit_logistic, threshold_refusing
 
 MAX_FALSE_REFUSAL = 0.08
 
@@ -50,11 +50,8 @@ def fit_refusal(train: dict[str, np.ndarray]) -> dict[str, float]:
 def choose_refusal_threshold(refusal: dict[str, float], dev: dict[str, np.ndarray],
                              max_false_refusal: float = MAX_FALSE_REFUSAL) -> float:
     """The highest threshold refusing at most `max_false_refusal` of the answerable dev questions."""
-    p = answered(refusal, dev)
-    answerable = np.sort(p[dev["answerable"].astype(bool) & scored(dev)])
-    allowed = int(np.floor(max_false_refusal * len(answerable)))
-    # rounded down to 6 places, as the model file writes it: rounding up could refuse a tie
-    return float(np.floor(min(max(answerable[allowed], 1e-6), 1 - 1e-6) * 1e6) / 1e6)
+    return threshold_refusing(answered(refusal, dev)[dev["answerable"].astype(bool) & scored(dev)],
+                              max_false_refusal)
 
 
 def refusal_figures(refusal: dict[str, float], outcomes: dict[str, np.ndarray]) -> dict[str, float]:

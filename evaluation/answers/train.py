@@ -26,10 +26,10 @@ from orchestration.compose.scorer.model import MODEL_DIR_ENV, AnswerModel, model
 
 from .cmrc import CMRC_FILES
 from .collect import GoldQuestion, Rows, collect, held_out_half, multihop_gold, outcomes, squad_gold
-from .fit import Fit, fit_monotone, predict, question_weights
+from .fit import Fit, fit_monotone, predict, question_weights, threshold_refusing
+from .refusal import MAX_FALSE_REFUSAL
 from .splits import SPLITS, SQUAD_FILE, squad_articles
 
-MAX_FALSE_REFUSAL = 0.08
 MULTIHOP_FILE = Path("multihop_rag") / "queries_dev.jsonl"
 L2_CHOICES = (0.1, 1.0, 10.0)
 RELIABILITY_BINS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0001)
@@ -58,11 +58,7 @@ def per_question(rows: dict[str, np.ndarray], p: np.ndarray) -> QuestionScores:
 
 def choose_threshold(scores: QuestionScores, max_false_refusal: float = MAX_FALSE_REFUSAL) -> float:
     """The highest threshold refusing at most `max_false_refusal` of the answerable questions."""
-    answerable = np.sort(scores.best[scores.answerable])
-    if len(answerable) == 0:
-        raise ValueError("no answerable question to choose a threshold on")
-    allowed = int(np.floor(max_false_refusal * len(answerable)))  # questions we may refuse
-    return float(max(answerable[allowed], 1e-6))
+    return threshold_refusing(scores.best[scores.answerable], max_false_refusal)
 
 
 def figures(scores: QuestionScores, threshold: float) -> dict[str, float]:

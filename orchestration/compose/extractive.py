@@ -35,7 +35,7 @@ from .comparison import Comparator, Finding, Side, comparison_sides, make_side
 from .focus import OPEN_SLOTS, Focus
 from .language import glue, relation_word
 from .questions import answer_bonus
-from .scorer.cross import CrossEncoder
+from .scorer.cross import get_cross_encoder
 from .scorer.features import feature_matrix
 from .scorer.model import LANGUAGES, AnswerModel, load_model, rerank_score
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
@@ -83,7 +83,7 @@ class ExtractiveComposer:
         self.settings = ScoreSettings(min_ratio=float(min_ratio), foreign_factor=float(foreign_factor))
         self.use_model = bool(answer_model)
         self._models: dict[str, AnswerModel] = {}
-        self.cross = CrossEncoder()
+        self.cross = get_cross_encoder()  # one session per process, whoever composes
 
     def warm_up(self) -> None:
         """Load the answer model, and jieba's dictionary, so the first Chinese request does not
@@ -146,15 +146,16 @@ class ExtractiveComposer:
 
     def _scoring(self, best: Sequence[Candidate], language: str) -> dict | None:
         """The model's reading for the answer: its refusal threshold and the three most probable
-        units with their probability and the features that moved it most (None when no model
-        scored them)."""
+        units with their probability, the features that moved it most and the cross-encoder's
+        logit where it read the unit (None when no model scored them)."""
         model = self.model_for(language)
         if model is None or not any("p" in c.notes for c in best):
             return None
         top = sorted((c for c in best if "p" in c.notes), key=lambda c: -c.notes["p"])[:3]
         return {"threshold": model.threshold, "refusal": dict(model.refusal),
                 "best": [{"text": c.text[:240], "p": round(c.notes["p"], 4), "unit": c.unit,
-                          "why": {name: round(v, 2) for name, v in model.contributions(c.notes["features"])}}
+                          "why": {name: round(v, 2) for name, v in model.contributions(c.notes["features"])},
+                          "cross_encoder_logit": c.notes.get("cross")}
                          for c in top]}
 
     # --- lookups and sub-questions --------------------------------------------------------------
@@ -178,7 +179,8 @@ class ExtractiveComposer:
             # the cross-encoder reads the first part's units (it costs ~6-10 ms a unit on one
             # thread: three parts of three units doubled a request's p95)
             ranked = self.rank_units(candidates, focus, part_terms, perception.language, reread=not sections)
-            best += [c for c in ranked[:3] if c.key not in {b.key for b in best}]
+            seen = {b.key for b in best}
+            best += [c for c in ranked[:3] if c.key not in seen]
             chosen = selection.pick(ranked, quota, self._min_ratio(ranked))
             self._explain(ranked, chosen, focus, decisions)
             section: list[Claim] = []
@@ -219,8 +221,8 @@ class ExtractiveComposer:
 
     def rank_units(self, candidates: Sequence[Candidate], focus: Focus, terms: QueryTerms,
                    language: str, reread: bool = True) -> list[Candidate]:
-        """Candidates best first: by the answer model's probability (`notes["p"]`, the lexical
-        score kept in `notes["lexical"]`), or by the lexical score alone without a model.
+        """Candidates best first: by the answer model's probability (`notes["p"]`), or by the
+        lexical score alone without a model.
 
         A candidate sharing no term with the question keeps score 0 and is never chosen; `reread`:
         the cross-encoder reads the best units again (`_rerank`)."""
@@ -231,7 +233,6 @@ class ExtractiveComposer:
             return ranked
         rows = feature_matrix(ranked, focus, language)
         for candidate, row in zip(ranked, rows, strict=True):
-            candidate.notes["lexical"] = candidate.score
             candidate.notes["features"] = row
             candidate.notes["p"] = candidate.notes["lexical_p"] = model.probability(row)
             # the user reads the answer: a unit in another language leads only when clearly better
@@ -271,6 +272,7 @@ class ExtractiveComposer:
         """Why each of the best EXPLAINED candidates was chosen or not: score, slot, coverage."""
         best = ranked[0].score if ranked else 0.0
         picked = {c.key for c in chosen}
+        model, ratio = self.model_for(focus.language), self._min_ratio(ranked)
         for candidate in ranked[:EXPLAINED]:
             key = f"{candidate.chunk.chunk_id}@{candidate.start}"
             if key in decisions and (decisions[key].startswith("chosen") or candidate.key not in picked):
@@ -281,7 +283,6 @@ class ExtractiveComposer:
             section = candidate.chunk.metadata.get("section") if candidate.chunk.metadata else None
             where = f"{candidate.unit} under '{section}'" if section else candidate.unit
             facts = f"{where}, score {candidate.score:.2f}, {shape}, covers {covers:.0%} of its terms"
-            model = self.model_for(candidate.language if focus.language not in LANGUAGES else focus.language)
             if "p" in candidate.notes and model is not None:
                 moved = ", ".join(f"{name} {value:+.2f}"
                                   for name, value in model.contributions(candidate.notes["features"]))
@@ -290,8 +291,8 @@ class ExtractiveComposer:
                 decisions[key] = f"chosen: {facts}"
             elif candidate.score <= 0:
                 decisions[key] = "not chosen: shares no term with the question"
-            elif candidate.score < best * self._min_ratio(ranked):
-                decisions[key] = f"not chosen: {facts}; below {self._min_ratio(ranked):.0%} of the best ({best:.2f})"
+            elif candidate.score < best * ratio:
+                decisions[key] = f"not chosen: {facts}; below {ratio:.0%} of the best ({best:.2f})"
             else:
                 decisions[key] = f"not chosen: {facts}; the answer had enough sentences or repeats a chosen one"
 

@@ -241,32 +241,23 @@ def _quotable(text: str, headings: tuple[str, ...], keep_code: bool) -> tuple[tu
 
 def code_after(candidate: Candidate) -> Candidate | None:
     """The fenced code block that a lead-in ("Use the following command to generate one:")
-    introduces: the block right after the sentence in its chunk, when the sentence ends with a
-    colon; None otherwise. The block is verbatim chunk text, marked `notes["code"]`."""
+    introduces: the block right after the sentence in its chunk (nothing but blank lines and its
+    opening fence between them), when the sentence ends with a colon; None otherwise. The block is
+    the chunk's own code unit (`_quotable`: verbatim, only a closed fence), marked `notes["code"]`."""
     if not candidate.text.rstrip().endswith((":", "：")) or candidate.notes.get("code"):
         return None
     text = candidate.chunk.text
-    after = candidate.start + len(candidate.text)
-    lines = text[after:].lstrip(" \t").split("\n")
-    rest = lines[1:] if lines and not lines[0].strip() else lines
-    while rest and not rest[0].strip():
-        rest = rest[1:]
-    if not rest or not FENCE.match(rest[0]):
+    end = candidate.start + len(candidate.text)
+    following = next(((code, start, kind) for code, start, _language, kind in _quotable(text, (), True)
+                      if start >= end), None)
+    if following is None or following[2] != CODE:
         return None
-    block = []
-    for line in rest[1:]:
-        if FENCE.match(line):
-            break
-        block.append(line)
-    else:
-        return None  # an unclosed fence: the chunk cut the block, quote nothing half
-    code = "\n".join(block).strip("\n")
-    start = text.find(code, after) if code.strip() else -1
-    if start < 0:
+    code, start, _kind = following
+    if any(line.strip() and not FENCE.match(line) for line in text[end:start].split("\n")):
         return None
-    block_candidate = Candidate(code, candidate.chunk, candidate.rank, candidate.position + 1, start, "en")
-    block_candidate.notes["code"] = True
-    return block_candidate
+    block = Candidate(code, candidate.chunk, candidate.rank, candidate.position + 1, start, "en")
+    block.notes["code"] = True
+    return block
 
 
 def evidence_candidates(evidence: Sequence[ScoredChunk], keep_code: bool = False) -> list[Candidate]:

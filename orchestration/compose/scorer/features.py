@@ -115,7 +115,7 @@ def feature_matrix(candidates: Sequence[Candidate], focus: Focus, language: str)
     focus_terms = {t: terms.weight(t) for t in (*focus.names, *focus.predicate)}
     names = {t: 1.0 for t in focus.names}
     in_evidence = _share(focus_terms, frozenset().union(*terms.chunk_terms.values()))
-    question_words = [t for t in tokenize(focus.question.terms or focus.question.text)]
+    question_words = tokenize(focus.question.terms or focus.question.text)
     question_pairs = _pairs(question_words)
     question_set = set(question_words)
     best = max((c.score for c in candidates), default=0.0)
