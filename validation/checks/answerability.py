@@ -19,9 +19,11 @@ answer to three conditions:
    is not answered by a sentence naming the race's stage riders without saying who won.
 
 When the answer model scored the quoted units (the extractive composer, docs/ANSWER_MODEL.md),
-conditions 2 and 3 are its: the answer stands when its most probable unit reaches the model's
-refusal threshold, calibrated on held-out public QA data; the rules of 2 and 3 judge only answers
-no model scored (an LLM's). Condition 1 holds for every answer.
+conditions 2 and 3 become one feature of the model's refusal: the answer stands when the
+question's probability of being answered (its most probable unit's probability, and whether the
+rules find that unit wanting) reaches the threshold calibrated on held-out public QA data. Without
+a model (an LLM's answer, or `SIGHTLINE_ANSWER_MODEL` off) the rules decide. Condition 1 holds
+for every answer.
 
 Comparisons are the comparison check's. When a condition fails the issue is `unanswered`
 (about no single claim), with what was missing and the closest sentence found: a sentence of
