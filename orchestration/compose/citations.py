@@ -44,15 +44,17 @@ class CitationBook:
         """
         self.snippet_chars = snippet_chars
         self._numbers: dict[str, int] = {}
-        self._entries: list[tuple[ScoredChunk, str, str | None]] = []
+        self._entries: list[tuple[ScoredChunk, str, str | None, tuple[str, ...] | None]] = []
 
-    def cite(self, chunk: ScoredChunk, sentence: str | None = None, unit: str | None = None) -> int:
+    def cite(self, chunk: ScoredChunk, sentence: str | None = None, unit: str | None = None,
+             path: tuple[str, ...] | None = None) -> int:
         """The number of `chunk`, assigning the next one on first use.
 
         Args:
             chunk: the evidence chunk cited.
             sentence: the sentence quoted from it (the snippet, when this is the first use).
-            unit: what the quoted text is (sentence, item, table_row, code), when known.
+            unit: what the quoted text is (sentence, list_item, definition, table_row, code), when known.
+            path: the headings the quoted unit falls under, when known.
 
         Returns:
             The 1-based citation number.
@@ -61,13 +63,14 @@ class CitationBook:
         if n is None:
             n = len(self._entries) + 1
             self._numbers[chunk.chunk_id] = n
-            self._entries.append((chunk, sentence or chunk.text, unit if sentence else None))
+            self._entries.append((chunk, sentence or chunk.text, unit if sentence else None,
+                                  path if sentence and unit else None))
         return n
 
     def citations(self) -> list[Citation]:
         """The citations, numbered 1..N in order of first use."""
         out: list[Citation] = []
-        for n, (chunk, sentence, unit) in enumerate(self._entries, start=1):
+        for n, (chunk, sentence, unit, path) in enumerate(self._entries, start=1):
             meta = chunk.metadata or {}
             out.append(Citation(
                 n=n, chunk_id=chunk.chunk_id, kb=chunk.kb,
@@ -79,7 +82,8 @@ class CitationBook:
                 status=_text_or_none(meta.get("status")),
                 page=_page(meta.get("page")),
                 url=_text_or_none(meta.get("url")),
-                unit=unit, section=_text_or_none(meta.get("section"))))
+                unit=unit, section=_text_or_none(meta.get("section")),
+                path=list(path) if path is not None else None))
         return out
 
     def source_name(self, chunk: ScoredChunk) -> str:

@@ -154,6 +154,7 @@ class ExtractiveComposer:
         top = sorted((c for c in best if "p" in c.notes), key=lambda c: -c.notes["p"])[:3]
         return {"threshold": model.threshold, "refusal": dict(model.refusal),
                 "best": [{"text": c.text[:240], "p": round(c.notes["p"], 4), "unit": c.unit,
+                          "path": list(c.path),
                           "why": {name: round(v, 2) for name, v in model.contributions(c.notes["features"])},
                           "cross_encoder_logit": c.notes.get("cross")}
                          for c in top]}
@@ -280,8 +281,7 @@ class ExtractiveComposer:
             shape = (f"fills the {focus.slot} slot" if candidate.notes.get("fills_slot") else
                      f"no {focus.slot} stated" if focus.slot not in OPEN_SLOTS else "open question")
             covers = candidate.notes.get("coverage", 0)
-            section = candidate.chunk.metadata.get("section") if candidate.chunk.metadata else None
-            where = f"{candidate.unit} under '{section}'" if section else candidate.unit
+            where = (f"{candidate.unit} under '{' > '.join(candidate.path)}'" if candidate.path else candidate.unit)
             facts = f"{where}, score {candidate.score:.2f}, {shape}, covers {covers:.0%} of its terms"
             if "p" in candidate.notes and model is not None:
                 moved = ", ".join(f"{name} {value:+.2f}"
@@ -344,8 +344,8 @@ class ExtractiveComposer:
         if finding.relation is None or finding.points is None:
             return None
         pa, pb = finding.points
-        na = book.cite(pa.candidate.chunk, pa.candidate.text, pa.candidate.unit)
-        nb = book.cite(pb.candidate.chunk, pb.candidate.text, pb.candidate.unit)
+        na = book.cite(pa.candidate.chunk, pa.candidate.text, pa.candidate.unit, pa.candidate.path)
+        nb = book.cite(pb.candidate.chunk, pb.candidate.text, pb.candidate.unit, pb.candidate.path)
         key = "date_relation" if finding.kind == "date" else "value_relation"
         text = glue(language, key, a=pa.side.name, b=pb.side.name, va=f"{pa.text} [{na}]", vb=f"{pb.text} [{nb}]",
                     sa=book.source_name(pa.candidate.chunk), sb=book.source_name(pb.candidate.chunk),
@@ -362,7 +362,7 @@ class ExtractiveComposer:
     def _fact(self, candidate: Candidate, book: CitationBook, entity: str | None = None) -> Claim:
         """A fact claim quoting the sentence verbatim, its [n] marker appended (a code block
         fenced, so it reads as the configuration it is, its marker after the fence)."""
-        n = book.cite(candidate.chunk, candidate.text, candidate.unit)
+        n = book.cite(candidate.chunk, candidate.text, candidate.unit, candidate.path)
         text = f"```\n{candidate.text}\n``` [{n}]" if candidate.notes.get("code") else f"{candidate.text} [{n}]"
         p = candidate.notes.get("p")
         return Claim(text=text, citations=[n], numbers=[q.text for q in candidate.quantities], kind="fact",

@@ -1,12 +1,13 @@
-"""Candidate answer sentences: evidence chunks split into quotable sentences.
+"""Candidate answers: the quotable answer units of the evidence chunks.
 
-Promises: every `Candidate.text` is an exact substring of its chunk's text (a validator can
-find it verbatim), except a table row, which reads as its cells with their column names
-("Guido van Rossum – Votes Received: 45.": each cell and name verbatim in the chunk); headings
-glued to the front of a sentence by the chunker (the document
-title, the chunk's section, or a short English heading followed by a sentence-opening word)
-are cut off, never anything else; headings and fragments on their own are dropped. The
-output order is deterministic: evidence order, then position in the chunk.
+The units are the ones the ingest stored with each chunk (`orchestration/kb/units.py`); nothing
+here splits text. Promises: every `Candidate.text` is an exact substring of its chunk's text (a
+validator can find it verbatim), except a table row, which reads as its cells with their column
+names ("Guido van Rossum – Votes Received: 45.": each cell and name verbatim in the chunk); a
+heading glued to the front of a sentence in the source text (the document title, the chunk's
+section, or a short English heading followed by a sentence-opening word) is cut off, never
+anything else; headings and fragments on their own are dropped. The output order is
+deterministic: evidence order, then position in the chunk.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from functools import cached_property
 from core.reading.dates import stated_dates
 from core.reading.quantities import stated_quantities
 from core.text import HAN, has_han
-from orchestration.kb.chunking import text_size
-from orchestration.kb.formats.markup import FENCE, TABLE_ROW, is_markup, is_separator_row, table_cells
+from orchestration.kb import units as unit_types
+from orchestration.kb.chunking import read_units, text_size
+from orchestration.kb.formats.markup import FENCE, is_markup, is_separator_row, table_cells
+from orchestration.kb.units import Unit
 from orchestration.retrieval.scored import ScoredChunk
-from orchestration.textcache import sentences_of, term_set
+from orchestration.textcache import term_set
 
 from .language import sentence_language
 
@@ -43,15 +46,19 @@ _TERMINAL = re.compile(r"[.!?。！？；;:)）\"”']\s*$")
 
 @dataclass
 class Candidate:
-    """One quotable sentence of one evidence chunk.
+    """One quotable answer unit of one evidence chunk.
 
     Attributes:
-        text: the sentence, an exact substring of `chunk.text` (a table row: `table_row_sentence`).
+        text: the unit, an exact substring of `chunk.text` (a table row: `table_row_sentence`).
         chunk: the evidence chunk it comes from.
         rank: the chunk's 0-based position in the evidence (best first).
-        position: the sentence's 0-based position among the chunk's candidates.
+        position: the unit's 0-based position among the chunk's candidates.
         start: character offset of `text` in `chunk.text`.
         language: "zh" or "en" (see `language.sentence_language`).
+        unit_type: what it is in its document (`orchestration/kb/units.py`: sentence,
+            list_item, definition, code, table_row).
+        path: the headings it falls under, outermost first.
+        lead: for a list item, the sentence introducing its list ("" when none is in the chunk).
     """
 
     text: str
@@ -62,6 +69,9 @@ class Candidate:
     language: str
     score: float = 0.0
     notes: dict = field(default_factory=dict)
+    unit_type: str = unit_types.SENTENCE
+    path: tuple[str, ...] = ()
+    lead: str = ""
 
     @cached_property
     def tokens(self) -> frozenset[str]:
@@ -85,8 +95,8 @@ class Candidate:
 
     @property
     def unit(self) -> str:
-        """What the candidate is in its document: "sentence", "table_row" or "code"."""
-        return "table_row" if self.notes.get("table") else "code" if self.notes.get("code") else "sentence"
+        """What the candidate is in its document: sentence, list_item, definition, table_row or code."""
+        return self.unit_type
 
     @property
     def key(self) -> tuple[str, int]:
@@ -141,17 +151,22 @@ def chunk_headings(chunk: ScoredChunk) -> list[str]:
     return [chunk.title or "", str(chunk.metadata.get("title") or ""), str(chunk.metadata.get("section") or "")]
 
 
+def chunk_units(chunk: ScoredChunk) -> tuple[Unit, ...]:
+    """The chunk's answer units: as the ingest stored them, or read from its text (a build made
+    before units were stored)."""
+    return chunk.units if chunk.units is not None else read_units(chunk.text)
+
+
 def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = (),
                      keep_code: bool = False) -> list[Candidate]:
-    """The quotable sentences of one chunk, in order.
+    """The quotable units of one chunk, in order.
 
-    Lines are split first (a heading on its own line is a fragment), then sentences; each
-    sentence loses any glued heading and is kept only if it is not a fragment. Markup lines
-    (`formats.markup.is_markup`: code blocks, table rows, HTML, Markdown headings, images: the
-    clean-text rule the ingest writes) are never quoted as they are. A table's data rows become
-    candidates read with their header (`table_row_sentence`, marked `notes["table"]`), and a fenced
-    code block is one candidate when `keep_code` (the question asks for configuration or a
-    command), marked `notes["code"]`.
+    The chunk's units (`chunk_units`) are quoted as they are: sentences, list items and
+    definitions as text (a sentence loses a heading glued to its front and is kept only if it
+    is not a fragment; a list item or definition needs `MIN_ITEM_WORDS`); a table's data rows
+    read with their header (`table_row_sentence`, marked `notes["table"]`); a fenced code block
+    only when `keep_code` (the question asks for configuration or a command), marked
+    `notes["code"]`. Headings are never quoted: they are the units' paths.
 
     Args:
         chunk: the evidence chunk.
@@ -161,8 +176,10 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
     """
     headings = sorted(set(h for h in (list(headings) or chunk_headings(chunk)) if h), key=lambda h: (-len(h), h))
     out: list[Candidate] = []
-    for text, start, language, kind in _quotable(chunk.text, tuple(headings), keep_code):
-        candidate = Candidate(text, chunk, rank, len(out), start, language)
+    for text, start, language, kind, unit, lead in _quotable(chunk.text, chunk_units(chunk), tuple(headings),
+                                                              keep_code):
+        candidate = Candidate(text, chunk, rank, len(out), start, language, unit_type=unit.type, path=unit.path,
+                              lead=lead)
         if kind != SENTENCE:
             candidate.notes[kind] = True
         out.append(candidate)
@@ -170,6 +187,7 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
 
 
 SENTENCE, CODE, TABLE = "sentence", "code", "table"  # what a candidate quotes
+MIN_ITEM_WORDS = 3  # a list item or definition shorter than this ("Linux", "-v") says nothing alone
 _NUMERIC_CELL = re.compile(r"^[\d\s.,%$€£¥+\-–/:]+$")
 
 
@@ -188,54 +206,44 @@ def table_row_sentence(header: Sequence[str], cells: Sequence[str]) -> str | Non
     return f"{cells[0]} – {'; '.join(pairs)}." if pairs else None
 
 
+Quotable = tuple[str, int, str, str, Unit, str]  # text, start, language, SENTENCE / CODE / TABLE, unit, lead
+
+
 @functools.lru_cache(maxsize=2048)
-def _quotable(text: str, headings: tuple[str, ...], keep_code: bool) -> tuple[tuple[str, int, str, str], ...]:
-    """(sentence, start, language, SENTENCE / CODE / TABLE) of a chunk text, in order
-    (`chunk_candidates`'s reading of it; memoised: evidence recurs across tasks, retries and
+def _quotable(text: str, units: tuple[Unit, ...], headings: tuple[str, ...], keep_code: bool) -> tuple[Quotable, ...]:
+    """(text, start, language, SENTENCE / CODE / TABLE, unit, lead) of a chunk's units, in order
+    (`chunk_candidates`'s reading of them; memoised: evidence recurs across tasks, retries and
     requests)."""
-    out: list[tuple[str, int, str, str]] = []
-    cursor = 0
-    in_code = False
-    block: list[str] = []
+    out: list[Quotable] = []
     header: list[str] | None = None  # the current table's column names ([] once known unusable)
-    for line in text.splitlines():
-        if FENCE.match(line):
-            in_code = not in_code
-            if not in_code and keep_code and any(b.strip() for b in block):
-                code = "\n".join(block).strip("\n")
-                start = text.find(code, cursor)
-                if start >= 0:
-                    cursor = start + len(code)
-                    out.append((code, start, "en", CODE))
-            block = []
-            continue
-        if in_code:
-            block.append(line)
-            continue
-        if TABLE_ROW.match(line) and not is_separator_row(line):
-            cells = table_cells(line)
+    for unit in units:
+        raw = unit.text_in(text)
+        if unit.type == unit_types.TABLE_ROW:
+            if is_separator_row(raw):
+                continue
+            cells = table_cells(raw)
             if header is None:
                 header = cells if is_header_row(cells) else []
                 continue
             row = table_row_sentence(header, cells) if header else None
-            start = text.find(line, cursor)
-            if row is not None and start >= 0:
-                cursor = start + len(line)
-                out.append((row, start, sentence_language(row), TABLE))
+            if row is not None:
+                out.append((row, unit.start, sentence_language(row), TABLE, unit, ""))
             continue
-        if not is_separator_row(line):
-            header = None
-        if is_markup(line):
+        header = None
+        if unit.type == unit_types.CODE:
+            code = "\n".join(line for line in raw.split("\n") if not FENCE.match(line)).strip("\n")
+            start = text.find(code, unit.start) if code.strip() else -1
+            if keep_code and start >= 0:
+                out.append((code, start, "en", CODE, unit, ""))
             continue
-        for raw in sentences_of(line):
-            sentence = strip_glued_heading(raw, headings)
-            if is_fragment(sentence):
-                continue
-            start = text.find(sentence, cursor)
-            if start < 0:  # cannot happen for a substring; kept as a guard for verbatim quoting
-                continue
-            cursor = start + len(sentence)
-            out.append((sentence, start, sentence_language(sentence), SENTENCE))
+        if unit.type not in unit_types.PROSE_TYPES or is_markup(raw):
+            continue
+        sentence = strip_glued_heading(raw, headings) if unit.type == unit_types.SENTENCE else raw
+        if is_fragment(sentence) if unit.type == unit_types.SENTENCE else text_size(sentence) < MIN_ITEM_WORDS:
+            continue
+        lead = units[unit.lead].text_in(text) if unit.lead is not None else ""
+        out.append((sentence, unit.start + len(raw) - len(sentence), sentence_language(sentence), SENTENCE,
+                    unit, lead))
     return tuple(out)
 
 
@@ -248,14 +256,15 @@ def code_after(candidate: Candidate) -> Candidate | None:
         return None
     text = candidate.chunk.text
     end = candidate.start + len(candidate.text)
-    following = next(((code, start, kind) for code, start, _language, kind in _quotable(text, (), True)
-                      if start >= end), None)
+    following = next(((code, start, kind, unit) for code, start, _language, kind, unit, _lead
+                      in _quotable(text, chunk_units(candidate.chunk), (), True) if start >= end), None)
     if following is None or following[2] != CODE:
         return None
-    code, start, _kind = following
+    code, start, _kind, unit = following
     if any(line.strip() and not FENCE.match(line) for line in text[end:start].split("\n")):
         return None
-    block = Candidate(code, candidate.chunk, candidate.rank, candidate.position + 1, start, "en")
+    block = Candidate(code, candidate.chunk, candidate.rank, candidate.position + 1, start, "en",
+                      unit_type=unit_types.CODE, path=unit.path)
     block.notes["code"] = True
     return block
 

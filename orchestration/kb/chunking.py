@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 from core.text import HAN, NON_HAN_WORD, has_han
 
-from .formats.markup import FENCE, TABLE_ROW
+from .formats.markup import FENCE, ITEM_LINE, ITEM_MARKER
+from .formats.markup import TABLE_ROW as TABLE_ROW_LINE
+from .units import CODE, DEFINITION, HEADING, LIST_ITEM, PROSE_TYPES, SENTENCE, TABLE_ROW, Unit
 
 # Sentence ends: ., !, ? (followed by space and a capital, digit, quote or bracket) and the
 # Chinese full stops, which need no following space.
@@ -29,6 +31,24 @@ _SENTENCE_END = re.compile(
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|Mr|Mrs|Ms|Dr|No|Fig|approx|Inc|Ltd|Co|St|U\.S)\.$|"
                             r"(?<=[A-Za-z.] )[A-Z]\.$")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+# "SLA - service level agreement", "CACHE_DIR (default 35): where ...", "术语：含义": a short term,
+# then a colon or a spaced dash, then its meaning.
+_DEFINITION = re.compile(r"^(?P<term>[^\s.,;:!?。，；：][^.,;:!?。，；：]{0,59}?)\s*(?::|：|\s[-–—]\s)\s*\S")
+_TERM_LAST_WORD_STOP = frozenset({"the", "a", "an", "of", "to", "and", "or", "is", "are", "was", "be", "that",
+                                  "this", "there", "following", "as", "for", "with", "in", "on"})
+MAX_TERM_SIZE = 6  # words (CJK characters count half)
+
+
+def is_definition(paragraph: str) -> bool:
+    """True for a paragraph that opens with a short term and then its meaning ("SLA - service
+    level agreement"), not a sentence leading into something ("The options are:")."""
+    match = _DEFINITION.match(paragraph)
+    if not match:
+        return False
+    term = match.group("term").strip()
+    words = term.split()
+    return (bool(words) and text_size(term) <= MAX_TERM_SIZE
+            and words[-1].lower() not in _TERM_LAST_WORD_STOP and len(paragraph) > match.end())
 
 
 def text_size(text: str) -> float:
@@ -55,23 +75,32 @@ def split_sentences(text: str) -> list[str]:
 
 @dataclass
 class Block:
-    """A sentence, a heading line, a code block or a table row, with the section it falls under.
+    """One unit-to-be (see `units.py`) with the section it falls under.
 
-    `kind` is "sentence", "heading", "code" or "row"; all but sentences stand on their own lines.
+    `kind` is a unit type; headings, code blocks and table rows stand on their own lines, and
+    the first sentence of a paragraph, a list item or a definition starts a line (`opens`); a
+    list item's first sentence is written after `- `.
     """
 
     text: str
     section: str
     size: float
-    kind: str = "sentence"
+    kind: str = SENTENCE
+    path: tuple[str, ...] = ()
+    opens: bool = False
 
     @property
     def heading(self) -> bool:
-        return self.kind == "heading"
+        return self.kind == HEADING
 
     @property
     def own_line(self) -> bool:
-        return self.kind != "sentence"
+        return self.kind in (HEADING, CODE, TABLE_ROW)
+
+    @property
+    def marker(self) -> str:
+        """What is written before the block's text: `- ` before a list item's first sentence."""
+        return ITEM_MARKER if self.kind == LIST_ITEM and self.opens else ""
 
 
 def _segments(text: str) -> list[tuple[bool, str]]:
@@ -105,43 +134,68 @@ def _segments(text: str) -> list[tuple[bool, str]]:
     return out
 
 
-def _prose_blocks(text: str, section: str) -> tuple[list[Block], str]:
-    """Paragraphs split into sentences; Markdown headings become section names and blocks,
-    table rows blocks of their own. Returns the blocks and the section in force at the end."""
+def _under(path: tuple[str, ...], levels: tuple[int, ...], level: int, title: str
+           ) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The heading path after a heading of `level`: the headings above that level, then it."""
+    keep = sum(1 for lv in levels if lv < level)
+    return path[:keep] + (title,), levels[:keep] + (level,)
+
+
+def _prose_blocks(text: str, section: str, path: tuple[str, ...], levels: tuple[int, ...]
+                  ) -> tuple[list[Block], str, tuple[str, ...], tuple[int, ...]]:
+    """Paragraphs and list items split into sentences; Markdown headings become section names,
+    path steps and blocks, table rows blocks of their own. Returns the blocks and the section,
+    heading path and heading levels in force at the end."""
     blocks: list[Block] = []
 
-    def sentences(body: list[str]) -> None:
-        if body:
-            joined = " ".join(body) if not has_han(" ".join(body)) else "".join(body)
-            blocks.extend(Block(s, section, text_size(s)) for s in split_sentences(joined))
-            body.clear()
+    def sentences(body: list[str], item: bool) -> None:
+        if not body:
+            return
+        joined = " ".join(body) if not has_han(" ".join(body)) else "".join(body)
+        kind = LIST_ITEM if item else DEFINITION if is_definition(joined) else SENTENCE
+        for i, sentence in enumerate(split_sentences(joined)):
+            blocks.append(Block(sentence, section, text_size(sentence), kind if i == 0 or item else SENTENCE,
+                                path, opens=i == 0))
+        body.clear()
 
     for paragraph in re.split(r"\n\s*\n", text):
         body: list[str] = []
+        item = False
         for line in paragraph.strip().splitlines():
             heading = _HEADING.match(line)
             if heading:
-                sentences(body)
+                sentences(body, item)
                 section = heading.group(2)
-                blocks.append(Block(section, section, text_size(section), kind="heading"))
-            elif TABLE_ROW.match(line):
-                sentences(body)
-                blocks.append(Block(line.strip(), section, text_size(line), kind="row"))
+                path, levels = _under(path, levels, len(heading.group(1)), section)
+                blocks.append(Block(section, section, text_size(section), HEADING, path[:-1], opens=True))
+            elif TABLE_ROW_LINE.match(line):
+                sentences(body, item)
+                blocks.append(Block(line.strip(), section, text_size(line), TABLE_ROW, path, opens=True))
+            elif ITEM_LINE.match(line):
+                sentences(body, item)
+                item = True
+                body.append(ITEM_LINE.sub("", line).strip())
             else:
                 body.append(line.strip())
-        sentences(body)
-    return blocks, section
+        sentences(body, item)
+    return blocks, section, path, levels
 
 
-def _blocks(text: str) -> list[Block]:
-    """The document as blocks: sentences, headings, table rows and whole code blocks."""
+def _blocks(text: str, lines_are_paragraphs: bool = False) -> list[Block]:
+    """The document as blocks: sentences, list items, definitions, headings, table rows and
+    whole code blocks, each with its heading path (`lines_are_paragraphs`: a chunk's text, where
+    every line starts a unit)."""
     blocks: list[Block] = []
     section = ""
+    path: tuple[str, ...] = ()
+    levels: tuple[int, ...] = ()
     for is_code, segment in _segments(text):
         if is_code:
-            blocks.append(Block(segment, section, text_size(segment), kind="code"))
+            blocks.append(Block(segment, section, text_size(segment), CODE, path, opens=True))
         else:
-            more, section = _prose_blocks(segment, section)
+            if lines_are_paragraphs:
+                segment = segment.replace("\n", "\n\n")
+            more, section, path, levels = _prose_blocks(segment, section, path, levels)
             blocks.extend(more)
     return blocks
 
@@ -160,12 +214,12 @@ def _split_code(block: Block, limit: int) -> list[Block]:
         pieces[-1].append(line)
         size += line_size
     texts = ["\n".join([opening, *piece, closing]) for piece in pieces if piece]
-    return [Block(t, block.section, text_size(t), kind="code") for t in texts]
+    return [Block(t, block.section, text_size(t), CODE, block.path, opens=True) for t in texts]
 
 
 def _split_long(block: Block, limit: int) -> list[Block]:
     """Cut a single over-long sentence (or code block) into pieces of at most `limit` words."""
-    if block.kind == "code":
+    if block.kind == CODE:
         return _split_code(block, limit)
     if has_han(block.text) and not block.text.count(" "):
         step = limit * 2
@@ -173,22 +227,67 @@ def _split_long(block: Block, limit: int) -> list[Block]:
     else:
         words = block.text.split()
         parts = [" ".join(words[i:i + limit]) for i in range(0, len(words), limit)]
-    return [Block(p, block.section, text_size(p), kind=block.kind) for p in parts]
+    return [Block(p, block.section, text_size(p), block.kind, block.path, opens=block.opens and not i)
+            for i, p in enumerate(parts)]
 
 
 @dataclass
 class Chunk:
     """A piece of a document as indexed: its text, the section it starts in, its position,
-    and whether it holds a fenced code block."""
+    whether it holds a fenced code block, and its answer units (`units.py`)."""
 
     text: str
     section: str
     position: int
     has_code: bool = False
+    units: tuple[Unit, ...] = ()
+
+
+def _joined(blocks: list[Block]) -> tuple[str, tuple[Unit, ...]]:
+    """The text of consecutive blocks and their units.
+
+    A block that opens a line (a paragraph, a list item, a heading, a code block, a table row)
+    starts a new one; the sentences of one paragraph are joined by a space (none in Chinese).
+    A list item's lead is the last prose unit before its list, unless a heading, code or table
+    stands between them.
+    """
+    joiner = "" if all(has_han(b.text) for b in blocks) else " "
+    text = ""
+    units: list[Unit] = []
+    lead: int | None = None
+    for i, block in enumerate(blocks):
+        if i:
+            text += "\n" if (block.opens or blocks[i - 1].own_line) else joiner
+        text += block.marker
+        start = len(text)
+        text += block.text
+        if block.kind == LIST_ITEM:
+            units.append(Unit(LIST_ITEM, start, len(text), block.path, lead))
+            continue
+        units.append(Unit(block.kind, start, len(text), block.path))
+        lead = i if block.kind in PROSE_TYPES else None
+    return text, tuple(units)
+
+
+def read_units(text: str) -> tuple[Unit, ...]:
+    """The units of a chunk text stored without them (a build made before units were stored),
+    read as the chunker reads a document; a unit not found verbatim is left out."""
+    units: list[Unit] = []
+    cursor = 0
+    lead: int | None = None
+    for block in _blocks(text, lines_are_paragraphs=True):
+        start = text.find(block.text, cursor)
+        if start < 0:
+            continue
+        cursor = start + len(block.text)
+        units.append(Unit(block.kind, start, cursor, block.path, lead if block.kind == LIST_ITEM else None))
+        if block.kind != LIST_ITEM:
+            lead = len(units) - 1 if block.kind in PROSE_TYPES else None
+    return tuple(units)
 
 
 def chunk_text(text: str, chunk_words: int = 200, overlap_words: int = 30) -> list[Chunk]:
-    """Split a document body into sentence-aligned chunks.
+    """Split a document body into sentence-aligned chunks, each with its answer units.
 
     Args:
         text: the document body.
@@ -207,15 +306,8 @@ def chunk_text(text: str, chunk_words: int = 200, overlap_words: int = 30) -> li
     fresh = 0  # blocks in `current` not already emitted in the previous chunk
 
     def emit() -> None:
-        # A heading, a code block or a table row ends its line, so a reader (or the composer)
-        # never sees it glued to a sentence.
-        joiner = "" if all(has_han(b.text) for b in current) else " "
-        text = ""
-        for i, block in enumerate(current):
-            if i:
-                text += "\n" if (current[i - 1].own_line or block.own_line) else joiner
-            text += block.text
-        chunks.append(Chunk(text, current[0].section, len(chunks), any(b.kind == "code" for b in current)))
+        joined, units = _joined(current)
+        chunks.append(Chunk(joined, current[0].section, len(chunks), any(b.kind == CODE for b in current), units))
 
     for block in blocks:
         if current and size + block.size > chunk_words and fresh:

@@ -201,6 +201,7 @@ def _load_documents(paths: Iterable[Path], report: IngestReport, fields: FieldMa
 # index on the next ingest (unchanged chunk texts keep their embeddings, so it stays cheap).
 _PIPELINE_FILES = (
     Path(__file__).with_name("chunking.py"),
+    Path(__file__).with_name("units.py"),
     Path(__file__).with_name("documents.py"),
     Path(__file__).with_name("metadata.py"),
     Path(__file__).parents[1] / "retrieval" / "tokenize.py",
@@ -258,7 +259,7 @@ def _chunk_documents(documents: list[Document], settings: KBSettings, progress: 
             chunks.append(StoredChunk(
                 row=len(chunks), chunk_id=f"{doc.id}#{piece.position}", doc_id=doc.id,
                 title=doc.title, section=piece.section, position=piece.position, text=piece.text,
-                metadata=metadata, entities=entities,
+                metadata=metadata, entities=entities, units=piece.units,
                 text_hash=hashlib.sha256(indexed.encode("utf-8")).hexdigest()))
     return chunks
 

@@ -19,6 +19,8 @@ from typing import Any
 
 from core.errors import IndexUnavailable
 
+from .units import Unit, units_from_json, units_to_json
+
 SCHEMA = """
 CREATE TABLE chunks (
     row INTEGER PRIMARY KEY,
@@ -30,7 +32,8 @@ CREATE TABLE chunks (
     text TEXT NOT NULL,
     metadata TEXT NOT NULL,
     entities TEXT NOT NULL,
-    text_hash TEXT NOT NULL
+    text_hash TEXT NOT NULL,
+    units TEXT
 );
 CREATE INDEX chunks_doc ON chunks(doc_id);
 """
@@ -50,6 +53,7 @@ class StoredChunk:
     metadata: dict[str, Any] = field(default_factory=dict)
     entities: list[dict] = field(default_factory=list)
     text_hash: str = ""
+    units: tuple[Unit, ...] | None = None  # None: stored before units were (`chunking.read_units`)
 
     @property
     def indexed_text(self) -> str:
@@ -66,10 +70,11 @@ def write_store(path: Path, chunks: Iterable[StoredChunk]) -> int:
         with conn:
             for chunk in chunks:
                 conn.execute(
-                    "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                     (chunk.row, chunk.chunk_id, chunk.doc_id, chunk.title, chunk.section,
                      chunk.position, chunk.text, json.dumps(chunk.metadata, ensure_ascii=False),
-                     json.dumps(chunk.entities, ensure_ascii=False), chunk.text_hash))
+                     json.dumps(chunk.entities, ensure_ascii=False), chunk.text_hash,
+                     None if chunk.units is None else units_to_json(chunk.units)))
                 count += 1
         return count
     finally:
@@ -176,6 +181,8 @@ class ChunkStore:
 
 
 def _from_record(rec: tuple) -> StoredChunk:
+    """A chunk from its row (a store written before units were kept has ten columns)."""
     return StoredChunk(row=rec[0], chunk_id=rec[1], doc_id=rec[2], title=rec[3], section=rec[4],
                        position=rec[5], text=rec[6], metadata=json.loads(rec[7]),
-                       entities=json.loads(rec[8]), text_hash=rec[9])
+                       entities=json.loads(rec[8]), text_hash=rec[9],
+                       units=units_from_json(rec[10]) if len(rec) > 10 else None)

@@ -18,6 +18,8 @@ class ScoredChunk:
         ranks / scores: 1-based rank and raw score per list it appeared in
             ("<task>:keyword", "<task>:vector", or a task id after cross-task fusion).
         credibility: the multiplier; credibility_factors its parts.
+        units: the chunk's answer units as the ingest stored them (`orchestration/kb/units.py`);
+            None for a chunk of an older build.
     """
 
     chunk_id: str
@@ -32,6 +34,7 @@ class ScoredChunk:
     scores: dict[str, float] = field(default_factory=dict)
     credibility: float = 1.0
     credibility_factors: dict[str, float] = field(default_factory=dict)
+    units: tuple[Any, ...] | None = None
 
     @property
     def doc_id(self) -> str:

@@ -280,8 +280,9 @@ class Retriever:
                                  if entry.key in factors else (1.0, {}))
             results.append(ScoredChunk(
                 chunk_id=chunk.chunk_id, kb=kb.name, text=chunk.text, title=chunk.title,
-                metadata=chunk.metadata, entities=chunk.entities, score=entry.score, fused=entry.score,
-                ranks=entry.ranks, scores=entry.scores, credibility=multiplier, credibility_factors=parts))
+                metadata=chunk.metadata, entities=chunk.entities, units=chunk.units, score=entry.score,
+                fused=entry.score, ranks=entry.ranks, scores=entry.scores, credibility=multiplier,
+                credibility_factors=parts))
         return results
 
     def _arms(self, kb: KnowledgeBase, request: SearchRequest, vector: np.ndarray | None, trace: Trace,

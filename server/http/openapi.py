@@ -80,8 +80,10 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
                      "snippet": STR, "published_at": NSTR, "status": NSTR,
                      "page": NINT,
                      "unit": {**NSTR, "description": "What the cited text is in its document: sentence, "
-                              "table_row or code."},
+                              "list_item, definition, table_row or code."},
                      "section": {**NSTR, "description": "The heading the cited chunk falls under."},
+                     "path": {"type": ["array", "null"], "items": STR,
+                              "description": "The headings the cited unit falls under, outermost first."},
                      "url": {**NSTR, "description": "The document's own address (metadata url); answer links and "
                              "images may point at its host only."}},
                     required=["n", "chunk_id", "kb", "source", "title", "updated_at", "snippet"])

@@ -131,6 +131,7 @@ class _Writer:
         self.out = CleanText()
         self.run: list[str] = []
         self.term = ""          # a <dt> waiting for its <dd>: "term: meaning"
+        self.item = False       # the next paragraph opens a list item
 
     def flush(self) -> None:
         text = one_line("".join(self.run))
@@ -139,7 +140,8 @@ class _Writer:
             return
         if self.term:
             text, self.term = f"{self.term}: {text}", ""
-        self.out.paragraph(text)
+        (self.out.item if self.item else self.out.paragraph)(text)
+        self.item = False
 
     def walk(self, node: Tag) -> None:
         for child in node.children:
@@ -167,6 +169,12 @@ class _Writer:
                 if self.term:  # a term without a meaning of its own (several <dt> for one <dd>)
                     self.out.paragraph(self.term)
                 self.term = one_line(child.get_text(" "))
+            elif name == "li":  # its first paragraph is the item; what follows it (a nested list) stands apart
+                self.flush()
+                self.item = True
+                self.walk(child)
+                self.flush()
+                self.item = False
             elif name == "dd":
                 self.run = []  # what stood between the <dt> and its <dd> is white space
                 self.walk(child)

@@ -1,11 +1,12 @@
 """Clean text: the one form every loader writes a document in, and the composer reads.
 
-The rule, written once here and used on both sides (ingest writes it, `compose/sentences.py`
-reads it with the same patterns):
+The rule, written once here: the readers of each format write it, and the chunker
+(`orchestration/kb/chunking.py`) reads it once into typed answer units (`orchestration/kb/units.py`):
 
 - prose: paragraphs separated by a blank line, inline markup gone (a link is its text, an image
   is nothing, emphasis and inline-code marks are dropped);
-- headings: Markdown `#` lines (the chunker records them as the chunk's section);
+- headings: Markdown `#` lines (the chunker records them as the chunk's section and path);
+- list items: one `- item` line each, never glued to the next;
 - code: fenced blocks (```lang ... ```), kept verbatim; a chunk holding one is flagged
   `has_code`, and the composer quotes one only when the question asks for configuration;
 - tables: one `| cell | cell |` line a row, kept for search, never quoted as a sentence.
@@ -25,6 +26,8 @@ TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$|^\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\
 _HTML_TAGS = "iframe|div|span|img|script|style|table|tr|td|th|br|p|a|video|source|figure"
 HTML_ELEMENT = re.compile(rf"<\s*/?\s*(?:{_HTML_TAGS})\b[^>]*>", re.I)
 HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
+ITEM_MARKER = "- "  # a list item's line starts with it
+ITEM_LINE = re.compile(r"^\s*- (?=\S)")
 IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 
 
@@ -81,6 +84,12 @@ class CleanText:
             text = text.lstrip("#|`~ ")  # prose that happens to start like markup stays prose
         if text:
             self.blocks.append(text)
+
+    def item(self, text: str) -> None:
+        """A list item: one `- text` line (its own paragraph, so it is never glued to the next)."""
+        text = one_line(text)
+        if text:
+            self.blocks.append(ITEM_MARKER + text)
 
     def code(self, code: str, language: str = "") -> None:
         """A code block, fenced; blank code is dropped."""
@@ -162,8 +171,8 @@ def clean_markdown(body: str) -> str:
     """A Markdown body as clean text (see the module docstring).
 
     Fenced code stays fenced (`~~~` becomes ```), table rows stay rows (their separator line
-    goes), ATX and setext headings become `#` lines, each list item and quote line its own
-    paragraph, HTML comments and script/style/iframe elements go with their content, other HTML
+    goes), ATX and setext headings become `#` lines, each list item a `- item` line, each quote
+    line its own paragraph, HTML comments and script/style/iframe elements go with their content, other HTML
     tags go (their text stays), link reference definitions and rules go.
     """
     body = _HTML_COMMENT.sub("", _DROPPED_HTML.sub("", body.replace("\r\n", "\n")))
@@ -171,11 +180,13 @@ def clean_markdown(body: str) -> str:
     lines = body.split("\n")
     paragraph: list[str] = []
     table: list[list[str]] = []
+    item = [False]  # the paragraph being gathered is a list item
 
     def flush() -> None:
         if paragraph:
-            out.paragraph(clean_inline(" ".join(paragraph)))
+            (out.item if item[0] else out.paragraph)(clean_inline(" ".join(paragraph)))
             paragraph.clear()
+        item[0] = False
         if table:
             out.table(table)
             table.clear()
@@ -214,6 +225,7 @@ def clean_markdown(body: str) -> str:
             i += 1
         elif _LIST_MARKER.match(line) or _QUOTE.match(line):
             flush()
+            item[0] = bool(_LIST_MARKER.match(_QUOTE.sub("", line)))
             paragraph.append(_LIST_MARKER.sub("", _QUOTE.sub("", line)).strip())
         else:
             if table:

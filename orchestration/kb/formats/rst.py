@@ -255,6 +255,8 @@ class _Writer:
             self._described(node, depth)
         elif isinstance(node, _VersionNoted):
             self._version_note(node, depth)
+        elif isinstance(node, nodes.list_item):
+            self._item(node, depth)
         elif isinstance(node, nodes.line_block):
             for line in node.findall(nodes.line):
                 self.out.paragraph(_text(line))
@@ -266,6 +268,14 @@ class _Writer:
             self.out.paragraph(_text(node))
         elif isinstance(node, nodes.Element):
             self.blocks(node, depth)
+
+    def _item(self, node: nodes.list_item, depth: int) -> None:
+        """A list item: its first paragraph as the item, the rest (a nested list, code) after it."""
+        rest = list(node.children)
+        if rest and isinstance(rest[0], nodes.paragraph):
+            self.out.item(_text(rest.pop(0)))
+        for child in rest:
+            self.block(child, depth)
 
     def _described(self, node: _Described, depth: int) -> None:
         """An object description: its first paragraph opens with the signature (and type and

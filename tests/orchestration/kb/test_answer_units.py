@@ -1,0 +1,141 @@
+"""Answer units are read once, at ingest, and stored with their chunk (issue 23, item 1).
+
+Found in issue 23: a bulleted list of tiers ("Tier 2: 6 hours per period", "Tier 3: 8 hours per
+period") arrived as one run-on sentence with its neighbours, so a question about one tier could
+not be answered from its own item; glossary lines ("SLA - service level agreement") never became
+candidates. Each format here is a real-looking snippet read by its reader, chunked, stored and
+read back; the units are what the composer quotes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from orchestration.compose.sentences import chunk_candidates
+from orchestration.kb.chunking import chunk_text, read_units
+from orchestration.kb.formats.html import parse_html
+from orchestration.kb.formats.markup import clean_markdown
+from orchestration.kb.formats.rst import parse_rst
+from orchestration.kb.store import ChunkStore, StoredChunk, write_store
+from orchestration.kb.units import Unit, units_from_json, units_to_json
+from orchestration.retrieval.scored import ScoredChunk
+
+from .test_sphinx_objects import SETTINGS_REFERENCE
+
+HANDBOOK_PAGE = """\
+# Leave policy
+
+## Overtime tiers
+
+Overtime is paid in tiers. The tiers are:
+
+- Tier 1: 4 hours per period
+- Tier 2: 6 hours per period
+- Tier 3: 8 hours per period
+
+## Glossary
+
+SLA - service level agreement
+
+PTO - paid time off, earned monthly
+"""
+
+
+def _units(text: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(type, text, path) of every unit of every chunk of a clean text."""
+    return [(u.type, u.text_in(c.text), u.path) for c in chunk_text(text) for u in c.units]
+
+
+def _candidates(text: str) -> list:
+    out = []
+    for chunk in chunk_text(text):
+        scored = ScoredChunk(chunk_id=f"d#{chunk.position}", kb="kb", text=chunk.text, title="Handbook",
+                             metadata={"section": chunk.section}, units=chunk.units)
+        out.extend(chunk_candidates(scored, 0))
+    return out
+
+
+def test_each_list_item_is_its_own_unit_under_its_headings_with_the_sentence_that_introduces_it():
+    chunk = chunk_text(clean_markdown(HANDBOOK_PAGE))[0]
+    items = [u for u in chunk.units if u.type == "list_item"]
+    assert [u.text_in(chunk.text) for u in items] == [
+        "Tier 1: 4 hours per period", "Tier 2: 6 hours per period", "Tier 3: 8 hours per period"]
+    assert {u.path for u in items} == {("Leave policy", "Overtime tiers")}
+    assert {chunk.units[u.lead].text_in(chunk.text) for u in items if u.lead is not None} == {"The tiers are:"}
+    tier3 = next(c for c in _candidates(clean_markdown(HANDBOOK_PAGE)) if "Tier 3" in c.text)
+    assert tier3.text == "Tier 3: 8 hours per period"  # before: glued to Tier 2 and the glossary
+    assert tier3.unit == "list_item" and tier3.lead == "The tiers are:"
+
+
+def test_glossary_lines_are_definitions_and_headings_are_paths_not_quotes():
+    units = _units(clean_markdown(HANDBOOK_PAGE))
+    assert ("definition", "SLA - service level agreement", ("Leave policy", "Glossary")) in units
+    assert ("definition", "PTO - paid time off, earned monthly", ("Leave policy", "Glossary")) in units
+    assert ("heading", "Glossary", ("Leave policy",)) in units  # a heading's path ends above it
+    quoted = [c.text for c in _candidates(clean_markdown(HANDBOOK_PAGE))]
+    assert "SLA - service level agreement" in quoted
+    assert "Glossary" not in quoted and "Overtime tiers" not in quoted
+
+
+def test_a_sentence_leading_into_something_is_no_definition():
+    units = _units("The options are: fast, slow and off.\n\nNote that this is not a term: it is a sentence.")
+    assert [t for t, _text, _path in units] == ["sentence", "sentence"]
+
+
+def test_a_sphinx_configuration_reference_keeps_each_setting_in_its_own_units():
+    parsed = parse_rst(SETTINGS_REFERENCE)
+    units = _units(parsed.text)
+    texts = [text for _type, text, _path in units]
+    assert "CACHE_DIR: Where downloaded archives are kept between runs." in texts
+    assert "MAX_WORKERS default: 4." in texts
+    assert "Changed in version 1.0 (CACHE_DIR): Relative paths are resolved against the project root." in texts
+    assert all(path == ("Configuration",) for _type, _text, path in units if _type != "heading")
+    assert not any("None 1.0" in t or "MAX_WORKERS How" in t for t in texts)  # the finding's run-on text
+
+
+def test_an_html_list_and_definition_list_are_items_and_definitions():
+    page = ("<html><body><main><h1>Support</h1><p>Response times by plan:</p><ul><li>Basic: next business day"
+            "</li><li>Premium: within 4 hours</li></ul><dl><dt>SLA</dt><dd>service level agreement</dd></dl>"
+            "</main></body></html>")
+    units = _units(parse_html(page).text)
+    assert ("list_item", "Premium: within 4 hours", ("Support",)) in units
+    assert ("definition", "SLA: service level agreement", ("Support",)) in units
+
+
+def test_a_rst_bullet_list_is_items():
+    parsed = parse_rst("Limits\n======\n\nThe limits are:\n\n* at most 10 jobs per user\n* at most 2 GB per job\n")
+    units = _units(parsed.text)
+    assert ("list_item", "at most 2 GB per job", ("Limits",)) in units
+
+
+def test_units_are_stored_with_their_chunk_and_read_back(tmp_path):
+    chunk = chunk_text(clean_markdown(HANDBOOK_PAGE))[0]
+    assert units_from_json(units_to_json(chunk.units)) == chunk.units
+    stored = StoredChunk(row=0, chunk_id="d#0", doc_id="d", title="Handbook", section=chunk.section, position=0,
+                         text=chunk.text, units=chunk.units)
+    write_store(tmp_path / "chunks.sqlite", [stored])
+    assert ChunkStore(tmp_path / "chunks.sqlite").get_rows([0])[0].units == chunk.units
+
+
+def test_a_store_written_before_units_were_kept_is_read_from_its_text(tmp_path):
+    path = tmp_path / "chunks.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript("CREATE TABLE chunks (row INTEGER PRIMARY KEY, chunk_id TEXT, doc_id TEXT, title TEXT, "
+                       "section TEXT, position INTEGER, text TEXT, metadata TEXT, entities TEXT, text_hash TEXT);")
+    with conn:
+        conn.execute("INSERT INTO chunks VALUES (0,'d#0','d','T','',0,?,'{}','[]','h')",
+                     ("Backups run every night at two. They are kept for 35 days.",))
+    conn.close()
+    old = ChunkStore(path).get_rows([0])[0]
+    assert old.units is None
+    sentences = ["Backups run every night at two.", "They are kept for 35 days."]
+    assert [u.text_in(old.text) for u in read_units(old.text)] == sentences
+    scored = ScoredChunk(chunk_id="d#0", kb="kb", text=old.text, title="T", metadata={})
+    assert [c.text for c in chunk_candidates(scored, 0)] == sentences
+
+
+def test_a_unit_is_an_exact_piece_of_its_chunk():
+    for chunk in chunk_text(clean_markdown(HANDBOOK_PAGE) + "\n\n" + parse_rst(SETTINGS_REFERENCE).text, 60, 10):
+        for unit in chunk.units:
+            assert isinstance(unit, Unit) and 0 <= unit.start < unit.end <= len(chunk.text)
+            assert unit.text_in(chunk.text).strip() == unit.text_in(chunk.text)
