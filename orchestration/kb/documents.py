@@ -26,7 +26,8 @@ from .formats import FormatError, Parsed
 from .formats.frontmatter import split_front_matter, unpublished_reason
 from .formats.headers import split_header
 from .formats.html import parse_html
-from .formats.markup import CleanText, clean_markdown
+from .formats.markdown import clean_markdown
+from .formats.markup import CleanText
 from .formats.pdf import parse_pdf
 from .formats.rst import parse_rst
 from .metadata import FieldMap, MetadataError, normalize

@@ -11,8 +11,9 @@ The rule, written once here: the readers of each format write it, and the chunke
   `has_code`, and the composer quotes one only when the question asks for configuration;
 - tables: one `| cell | cell |` line a row, kept for search, never quoted as a sentence.
 
-`CleanText` builds that form (the reST, HTML and PDF readers write through it); `clean_markdown`
-turns a Markdown body into it.
+`CleanText` builds that form (the Markdown, reST, HTML and PDF readers write through it; Markdown
+is read by `markdown.clean_markdown` from markdown-it-py's tokens). `clean_inline` and
+`table_cells` read Markdown inline markup in a table row of clean text (the composer's table units).
 """
 
 from __future__ import annotations
@@ -111,16 +112,9 @@ class CleanText:
         return "\n\n".join(self.blocks)
 
 
-# --- Markdown -------------------------------------------------------------------------------------
-_SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
-_ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
-_REF_DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*\S+")
-_LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?")
-_QUOTE = re.compile(r"^\s*(?:>\s?)+")
-_DROPPED_HTML = re.compile(r"<(script|style|iframe|noscript|template|svg|object)\b.*?</\1\s*>", re.I | re.S)
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_ANY_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>")
+# --- Markdown inline markup (table rows the composer reads, `clean_inline`) ----------------------
+# an HTML start or end tag (the Markdown reader strips them from an HTML block's text too)
+ANY_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>")
 # Liquid / Jinja / Hugo template tags: `{% include x.html %}`, `{{ page.title }}`, `{# note #}`
 TEMPLATE_TAG = re.compile(r"\{%-?.*?-?%\}|\{\{-?.*?-?\}\}|\{#.*?#\}", re.S)
 # the destination may sit on its own line: "[text](\n  https://...\n)" (CommonMark allows it)
@@ -148,7 +142,7 @@ def clean_inline(text: str) -> str:
     text = _LINK.sub(r"\1", text)
     text = _REF_LINK.sub(r"\1", text)
     text = _AUTOLINK.sub(r"\1", text)
-    text = _ANY_TAG.sub("", text)
+    text = ANY_TAG.sub("", text)
     text = _STRONG.sub(r"\2", text)
     text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), text)
     return re.sub(r"\x00(\d+)\x00", lambda m: held[int(m.group(1))], text)
@@ -165,72 +159,3 @@ def table_cells(line: str) -> list[str]:
 def is_separator_row(line: str) -> bool:
     """True for a table's `|---|:---:|` separator line."""
     return bool(re.match(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$", line)) and "-" in line
-
-
-def clean_markdown(body: str) -> str:
-    """A Markdown body as clean text (see the module docstring).
-
-    Fenced code stays fenced (`~~~` becomes ```), table rows stay rows (their separator line
-    goes), ATX and setext headings become `#` lines, each list item a `- item` line, each quote
-    line its own paragraph, HTML comments and script/style/iframe elements go with their content, other HTML
-    tags go (their text stays), link reference definitions and rules go.
-    """
-    body = _HTML_COMMENT.sub("", _DROPPED_HTML.sub("", body.replace("\r\n", "\n")))
-    out = CleanText()
-    lines = body.split("\n")
-    paragraph: list[str] = []
-    table: list[list[str]] = []
-    item = [False]  # the paragraph being gathered is a list item
-
-    def flush() -> None:
-        if paragraph:
-            (out.item if item[0] else out.paragraph)(clean_inline(" ".join(paragraph)))
-            paragraph.clear()
-        item[0] = False
-        if table:
-            out.table(table)
-            table.clear()
-
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        fence = FENCE.match(line)
-        if fence:
-            flush()
-            marker = fence.group(1)
-            language = line.strip()[len(marker):].strip().strip("{}.")
-            end = i + 1
-            while end < len(lines) and not lines[end].strip().startswith(marker):
-                end += 1
-            out.code("\n".join(lines[i + 1:end]), language.split()[0] if language else "")
-            i = end + 1
-            continue
-        stripped = line.strip()
-        nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if not stripped or _RULE.match(line) or _REF_DEFINITION.match(line):
-            flush()
-        elif "|" in stripped and (stripped.startswith("|") or is_separator_row(nxt) or table):
-            if paragraph:
-                flush()
-            if not is_separator_row(line):
-                table.append(table_cells(line))
-        elif _ATX.match(line):
-            flush()
-            atx = _ATX.match(line)
-            assert atx is not None
-            out.heading(clean_inline(atx.group(2)), len(atx.group(1)))
-        elif _SETEXT.match(nxt) and not paragraph and not _LIST_MARKER.match(line):
-            flush()
-            out.heading(clean_inline(stripped), 1 if nxt.strip().startswith("=") else 2)
-            i += 1
-        elif _LIST_MARKER.match(line) or _QUOTE.match(line):
-            flush()
-            item[0] = bool(_LIST_MARKER.match(_QUOTE.sub("", line)))
-            paragraph.append(_LIST_MARKER.sub("", _QUOTE.sub("", line)).strip())
-        else:
-            if table:
-                flush()
-            paragraph.append(stripped)
-        i += 1
-    flush()
-    return out.text()

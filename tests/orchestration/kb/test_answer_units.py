@@ -14,7 +14,7 @@ import sqlite3
 from orchestration.compose.sentences import chunk_candidates
 from orchestration.kb.chunking import chunk_text, read_units
 from orchestration.kb.formats.html import parse_html
-from orchestration.kb.formats.markup import clean_markdown
+from orchestration.kb.formats.markdown import clean_markdown
 from orchestration.kb.formats.rst import parse_rst
 from orchestration.kb.store import ChunkStore, StoredChunk, write_store
 from orchestration.kb.units import Unit, units_from_json, units_to_json

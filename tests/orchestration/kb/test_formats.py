@@ -18,7 +18,8 @@ from orchestration.compose.sentences import chunk_candidates
 from orchestration.kb.chunking import chunk_text
 from orchestration.kb.documents import READERS, SUPPORTED_SUFFIXES, Document, Skipped, iter_documents
 from orchestration.kb.formats.headers import PEP_STATUSES
-from orchestration.kb.formats.markup import clean_markdown, is_markup
+from orchestration.kb.formats.markdown import clean_markdown
+from orchestration.kb.formats.markup import is_markup
 from orchestration.retrieval.scored import ScoredChunk
 
 from . import pdf_fixture

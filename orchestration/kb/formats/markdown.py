@@ -1,0 +1,199 @@
+"""Markdown to clean text (the rule in `markup`), read from markdown-it-py's token stream.
+
+The parser is CommonMark with GFM tables and raw HTML recognised, so lists, nesting, fences,
+setext headings, block quotes and link reference definitions are read as a CommonMark renderer
+reads them, never guessed from a line's first characters. Front matter is split off before
+(`frontmatter.py`). Liquid / Jinja / Hugo template tags are dropped from the text and kept in code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from html import unescape
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from .markup import ANY_TAG, TEMPLATE_TAG, CleanText
+
+# One parser for the process: parsing keeps its state per call, the parser itself is only read.
+_PARSER = MarkdownIt("commonmark", {"html": True}).enable("table")
+
+# A template tag on one line, held out of the source before parsing: its spaces would otherwise end
+# a link's address (Hugo's `[text]({{< relref "page" >}})` is no link to CommonMark, nor is
+# `[Blog]: {{< ref "/blog" >}}` a reference definition). No backtick, so it never spans a code span.
+_ONE_LINE_TAG = re.compile(r"\{%[^`\n]*?%\}|\{\{[^`\n]*?\}\}|\{#[^`\n]*?#\}")
+# Unicode noncharacters, reserved for a program's internal use: a document holds none
+_TAG_HELD = re.compile("\ufdd0(\\d+)\ufdd1")
+_CODE_HELD = re.compile(r"\x00(\d+)\x00")  # markdown-it turns NUL into U+FFFD: the text holds none
+
+_DROPPED_TAGS = "script|style|iframe|noscript|template|svg|object"
+# elements that go with their content; an HTML comment left open runs to the end of its block
+_DROPPED_HTML = re.compile(rf"<({_DROPPED_TAGS})\b.*?</\1\s*>", re.I | re.S)
+_DROPPED_START = re.compile(rf"<({_DROPPED_TAGS})\b[^>]*(?<!/)>", re.I)
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_TASK_BOX = re.compile(r"^\[[ xX]\]\s+")  # "- [x] done": the box is layout
+
+_NEW_ITEM, _ITEM, _QUOTE = "new item", "item", "quote"  # what a block sits in
+_CONTENT = frozenset({"inline", "fence", "code_block", "html_block"})
+
+
+def clean_markdown(body: str) -> str:
+    """A Markdown body (front matter already split off) as clean text (see `markup`).
+
+    Headings (ATX and setext) become `#` lines; paragraphs and block-quote paragraphs one line each;
+    a list item's first paragraph its `- item` line, its later paragraphs paragraphs (a nested list
+    gives its own items); fenced and indented code a fence with its language; a table one
+    `| a | b |` line a row (no separator row). Rules, link reference definitions, images, HTML
+    comments and script/style/iframe/noscript/template/svg/object elements go with their content;
+    other HTML loses its tags and keeps its text.
+    """
+    tags: list[str] = []
+    source = _ONE_LINE_TAG.sub(lambda tag: _hold(tags, tag.group(0), "\ufdd0{}\ufdd1"), body)
+    return _Reader(tags).read(_PARSER.parse(source))
+
+
+def _hold(held: list[str], text: str, mark: str) -> str:
+    """`mark` with the index `text` gets in `held`, appended there."""
+    held.append(text)
+    return mark.format(len(held) - 1)
+
+
+def _closing(tag: str) -> re.Pattern[str]:
+    return re.compile(rf"</{tag}\s*>", re.I)
+
+
+def _dropped_start(html: str) -> str | None:
+    """The name of the dropped element (script, svg ...) whose start tag `html` is, if it is one."""
+    opened = _DROPPED_START.match(html)
+    return opened.group(1).lower() if opened else None
+
+
+class _Reader:
+    """Walks one document's block tokens, writing each block through `CleanText`."""
+
+    def __init__(self, tags: list[str]) -> None:
+        self.tags = tags  # the template tags held out of the source
+        self.out = CleanText()
+        self.containers: list[str] = []  # _NEW_ITEM / _ITEM / _QUOTE, innermost last
+        self.heading = 0  # the level of the heading being read, 0 outside one
+        self.rows: list[list[str]] | None = None  # the table being read
+        self.dropping: str | None = None  # a dropped HTML element left open by an earlier block
+
+    def read(self, tokens: Sequence[Token]) -> str:
+        """The clean text of a document's tokens."""
+        for token in tokens:
+            if self.dropping and token.type in _CONTENT:
+                self._inside_dropped(token)
+            else:
+                handle = getattr(self, f"_on_{token.type}", None)
+                if handle:
+                    handle(token)
+        return self.out.text()
+
+    def as_written(self, text: str) -> str:
+        """`text` with its template tags back where they were (code quotes them as written)."""
+        return _TAG_HELD.sub(lambda held: self.tags[int(held.group(1))], text)
+
+    def inline_text(self, token: Token) -> str:
+        """An inline token's text: inline markup gone (a link is its text, an autolink its address,
+        an image and inline HTML nothing), template tags gone, inline code kept as written."""
+        codes: list[str] = []
+        text = TEMPLATE_TAG.sub("", "".join(self._inline_pieces(token.children or [], codes)))
+        return _CODE_HELD.sub(lambda held: codes[int(held.group(1))], text)
+
+    def _inline_pieces(self, children: Sequence[Token], codes: list[str]) -> Iterator[str]:
+        """The text of inline tokens in order; each code span is held in `codes` and stands in the
+        text as a NUL-delimited index, so the sweep for template tags left in the text (one spanning
+        lines) cannot touch it."""
+        dropping: str | None = None  # an inline <script>/<iframe>... whose content is being skipped
+        for child in children:
+            if dropping:
+                if child.type == "html_inline" and _closing(dropping).match(child.content):
+                    dropping = None
+            elif child.type in ("text", "text_special"):
+                yield _TAG_HELD.sub("", child.content)
+            elif child.type == "code_inline":
+                yield _hold(codes, self.as_written(child.content), "\x00{}\x00")
+            elif child.type in ("softbreak", "hardbreak"):
+                yield " "
+            elif child.type == "html_inline":
+                dropping = _dropped_start(child.content)
+
+    def _inside_dropped(self, token: Token) -> None:
+        """Skips a block inside an open dropped element; the block holding its end tag ends it (an
+        HTML block's text after the end tag is read)."""
+        assert self.dropping
+        end = _closing(self.dropping).search(token.content)
+        if end:
+            self.dropping = None
+            if token.type == "html_block":
+                self._html(token.content[end.end():])
+
+    # --- containers: what the next paragraph is -------------------------------------------------
+    def _on_list_item_open(self, token: Token) -> None:
+        self.containers.append(_NEW_ITEM)
+
+    def _on_blockquote_open(self, token: Token) -> None:
+        self.containers.append(_QUOTE)
+
+    def _on_list_item_close(self, token: Token) -> None:
+        self.containers.pop()
+
+    _on_blockquote_close = _on_list_item_close
+
+    def _on_heading_open(self, token: Token) -> None:
+        self.heading = int(token.tag[1:])
+
+    def _on_heading_close(self, token: Token) -> None:
+        self.heading = 0
+
+    # --- tables -----------------------------------------------------------------------------------
+    def _on_table_open(self, token: Token) -> None:
+        self.rows = []
+
+    def _on_tr_open(self, token: Token) -> None:
+        assert self.rows is not None
+        self.rows.append([])
+
+    def _on_table_close(self, token: Token) -> None:
+        self.out.table(self.rows or [])
+        self.rows = None
+
+    # --- content --------------------------------------------------------------------------------
+    def _on_inline(self, token: Token) -> None:
+        """A table cell, a heading's title, a list item's first paragraph or a paragraph."""
+        text = self.inline_text(token)
+        if self.rows is not None:
+            self.rows[-1].append(text)
+        elif self.heading:
+            self.out.heading(text, self.heading)
+        elif self.containers and self.containers[-1] == _NEW_ITEM:
+            self.containers[-1] = _ITEM
+            self.out.item(_TASK_BOX.sub("", text.strip()))
+        else:
+            self.out.paragraph(text)
+
+    def _on_fence(self, token: Token) -> None:
+        """Fenced code, with the first word of its info string as language ("{.python}" too)."""
+        language = token.info.strip().strip("{}.").split()
+        self.out.code(self.as_written(token.content), language[0] if language else "")
+
+    def _on_code_block(self, token: Token) -> None:
+        self.out.code(self.as_written(token.content))
+
+    def _on_html_block(self, token: Token) -> None:
+        self._html(token.content)
+
+    def _html(self, html: str) -> None:
+        """An HTML block's text as a paragraph: tags and template tags gone, entities read. Comments
+        and dropped elements go with their content; a dropped element left open (an `<svg>` whose
+        content holds a blank line, which ends an HTML block) drops the blocks after it up to its
+        end tag."""
+        html = _DROPPED_HTML.sub("", _HTML_COMMENT.sub("", self.as_written(html)))
+        opened = _DROPPED_START.search(html)
+        if opened:
+            self.dropping = opened.group(1).lower()
+            html = html[:opened.start()]
+        self.out.paragraph(unescape(ANY_TAG.sub("", TEMPLATE_TAG.sub("", html))))
