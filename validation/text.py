@@ -17,7 +17,8 @@ from core.reading.mentions import mentions  # noqa: F401 - the shared matcher, r
 from core.reading.quantities import Quantity, stated_quantities
 from core.reading.units import unit_base, units_compatible  # noqa: F401 - read by the checks as tx.unit_base, ...
 from core.text import has_han, strip_markers  # noqa: F401 - read by every check as tx.strip_markers
-from orchestration.kb.chunking import split_sentences
+from orchestration.kb.chunking import unit_texts
+from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import is_code, tokenize
 
 _YEAR = re.compile(r"(?<![\d.,])(?:19|20)\d\d(?!\d|[.,]\d)")
@@ -119,13 +120,10 @@ def term_found(term: str, chunk_terms: frozenset[str], chunk_text: str) -> bool:
     return is_code(term) and term in compact(chunk_text)
 
 
-@functools.lru_cache(maxsize=4096)
-def sentences(text: str) -> tuple[str, ...]:
-    """The sentences of a chunk (lines first, then sentence ends, Chinese ones included)."""
-    out: list[str] = []
-    for line in text.splitlines():
-        out.extend(s for s in split_sentences(line.strip()) if s)
-    return tuple(out)
+def sentences(chunk: ScoredChunk) -> tuple[str, ...]:
+    """The statements of a chunk: the texts of the answer units the ingest stored with it
+    (`orchestration/kb/units.py`; a code block line by line), never a second split of its text."""
+    return unit_texts(chunk.text, chunk.units)
 
 
 @functools.lru_cache(maxsize=4096)

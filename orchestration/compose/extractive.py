@@ -39,7 +39,7 @@ from .scorer.cross import get_cross_encoder
 from .scorer.features import feature_matrix
 from .scorer.model import LANGUAGES, AnswerModel, load_model, rerank_score
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
-from .sentences import Candidate, code_after, evidence_candidates
+from .sentences import Candidate, code_after, evidence_candidates, items_after
 
 EXPLAINED = 12  # candidates per sub-question whose choice the trace explains
 # Units quoted with the lead need this share of its probability when the answer model ranked
@@ -185,7 +185,12 @@ class ExtractiveComposer:
             chosen = selection.pick(ranked, quota, self._min_ratio(ranked))
             self._explain(ranked, chosen, focus, decisions)
             section: list[Claim] = []
+            picked = {c.key: c for c in chosen}
+            quoted: set[tuple[str, int]] = set()
             for candidate in _answer_first(chosen):
+                if candidate.key in quoted:
+                    continue  # an item its list's lead-in brought already
+                quoted.add(candidate.key)
                 section.append(self._fact(candidate, book))
                 block = code_after(candidate)
                 if block is not None and not selection.is_duplicate(block):
@@ -193,6 +198,19 @@ class ExtractiveComposer:
                     selection.chosen.append(block)
                     section.append(self._fact(block, book))
                     notes.append("a quoted sentence introduces a code block: quoted with it")
+                # "There are three kinds of PEP:" brings the items it lists, in their order (an item
+                # chosen on its own moves up to its place in the list)
+                items = [item for item in items_after(candidate) if item.key not in quoted
+                         and (item.key in picked or not selection.is_duplicate(item))]
+                for item in items:
+                    if item.key in picked:
+                        item = picked[item.key]  # the chosen one, with its probability
+                    else:
+                        selection.chosen.append(item)
+                    quoted.add(item.key)
+                    section.append(self._fact(item, book))
+                if items:
+                    notes.append(f"a quoted sentence introduces a list: its {len(items)} items quoted with it")
             sections.append(section)
         return sections
 

@@ -23,7 +23,7 @@ from core.reading.quantities import stated_quantities
 from core.text import HAN, has_han
 from orchestration.kb import units as unit_types
 from orchestration.kb.chunking import read_units, text_size
-from orchestration.kb.formats.markup import FENCE, is_markup, is_separator_row, table_cells
+from orchestration.kb.formats.markup import FENCE, ITEM_MARKER, is_markup, is_separator_row, table_cells
 from orchestration.kb.units import Unit
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.textcache import term_set
@@ -267,6 +267,28 @@ def code_after(candidate: Candidate) -> Candidate | None:
                       unit_type=unit_types.CODE, path=unit.path)
     block.notes["code"] = True
     return block
+
+
+MAX_LIST_ITEMS = 10  # items a lead-in brings with it
+
+
+def items_after(candidate: Candidate) -> list[Candidate]:
+    """The items of the list a lead-in introduces ("There are three kinds of PEP:"): the first
+    sentence of each list item the ingest recorded with this unit as its lead, in order, at
+    most `MAX_LIST_ITEMS`; [] for a unit that ends without a colon or introduces no list."""
+    if not candidate.text.rstrip().endswith((":", "：")) or candidate.notes.get("code"):
+        return []
+    text, units = candidate.chunk.text, chunk_units(candidate.chunk)
+    index = next((i for i, unit in enumerate(units) if unit.start <= candidate.start < unit.end), None)
+    if index is None:
+        return []
+    out: list[Candidate] = []
+    for quoted, start, language, _kind, unit, _lead in _quotable(text, units, (), False):
+        opens_item = text[max(0, unit.start - len(ITEM_MARKER)):unit.start] == ITEM_MARKER
+        if unit.type == unit_types.LIST_ITEM and unit.lead == index and opens_item and len(out) < MAX_LIST_ITEMS:
+            out.append(Candidate(quoted, candidate.chunk, candidate.rank, candidate.position + 1 + len(out), start,
+                                 language, unit_type=unit_types.LIST_ITEM, path=unit.path, lead=candidate.text))
+    return out
 
 
 def evidence_candidates(evidence: Sequence[ScoredChunk], keep_code: bool = False) -> list[Candidate]:

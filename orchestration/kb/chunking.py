@@ -12,6 +12,7 @@ glued to one, so the composer recognises both. `Chunk.has_code` says a chunk hol
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -284,6 +285,21 @@ def read_units(text: str) -> tuple[Unit, ...]:
         if block.kind != LIST_ITEM:
             lead = len(units) - 1 if block.kind in PROSE_TYPES else None
     return tuple(units)
+
+
+@functools.lru_cache(maxsize=4096)
+def unit_texts(text: str, units: tuple[Unit, ...] | None) -> tuple[str, ...]:
+    """The text of every unit of a chunk, in order (its stored units, or `read_units(text)` for a
+    chunk stored without them): prose, headings, table rows, and each line of a code block
+    without its fences. What a reader of a chunk's statements goes through; memoised."""
+    out: list[str] = []
+    for unit in units if units is not None else read_units(text):
+        piece = unit.text_in(text)
+        if unit.type == CODE:
+            out.extend(line.strip() for line in piece.split("\n") if line.strip() and not FENCE.match(line))
+        else:
+            out.append(piece)
+    return tuple(out)
 
 
 def chunk_text(text: str, chunk_words: int = 200, overlap_words: int = 30) -> list[Chunk]:

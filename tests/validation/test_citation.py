@@ -222,7 +222,7 @@ def test_every_quoted_sentence_is_supported(doc, context):
     from .conftest import CHUNKS
 
     source = CHUNKS[doc]
-    claims = [fact(f"{s} [1].", 1) for s in tx.sentences(source.text) if len(tx.terms(s)) >= 3]
+    claims = [fact(f"{s} [1].", 1) for s in tx.sentences(source) if len(tx.terms(s)) >= 3]
     assert _run(answer(claims, [source]), EVIDENCE, context) == []
 
 
@@ -236,7 +236,7 @@ def test_numbers_swapped_within_a_source_are_caught(context):
     evidence = list(CHUNKS.values())
     tried = caught = 0
     for source in evidence:
-        sentences = tx.sentences(source.text)
+        sentences = tx.sentences(source)
         for sentence in sentences:
             for q in (q for q in tx.quantities(sentence) if q.unit):
                 other = next((x for s in sentences if s != sentence for x in tx.quantities(s)

@@ -236,7 +236,7 @@ def _closest(focus: Focus, cited: list[ScoredChunk]) -> str:
     equals), shortened: what a refusal quotes as the closest text found. Evidence only: a claim's
     own words may be a model's text that validation rejected.
     """
-    sentences = [s for chunk in cited for s in tx.sentences(chunk.text)]
+    sentences = [s for chunk in cited for s in tx.sentences(chunk)]
     if not sentences:
         return ""
     return _short(max(sentences, key=lambda s: focus.coverage(tokenize(s))))

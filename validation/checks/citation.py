@@ -203,7 +203,7 @@ def _quantity_problem(q: Quantity, claimed: list[Quantity], claim_terms: frozens
         names: the subject names.
         absolute: q is an absolute value in the claim (not "70 kg less"): differences are no rivals.
     """
-    sentences = [(c, s) for c in cited for s in (c.chunk.title, *tx.sentences(c.chunk.text))]
+    sentences = [(c, s) for c in cited for s in (c.chunk.title, *tx.sentences(c.chunk))]
     holders = [(c, s) for c, s in sentences if any(tx.quantity_matches(q, x) for x in tx.quantities(s))]
     if not holders:
         seen = _same_unit_values(q, cited)
@@ -263,7 +263,7 @@ def _subject_problem(q: Quantity, mine: str | None, cited: list[_Cited], names: 
     stated_for: list[tuple[_Cited, str]] = []
     for c in cited:
         title = sj.sentence_subject(c.chunk.title or "", names)
-        for sentence in tx.sentences(c.chunk.text):
+        for sentence in tx.sentences(c.chunk):
             for x in tx.quantities(sentence):
                 if tx.quantity_matches(q, x):
                     whose = sj.subject_at(sentence, x.span[0], names, title)
@@ -284,7 +284,7 @@ def _values_for(q: Quantity, subject: str, cited: list[_Cited], names: Sequence[
     out: list[str] = []
     unit = _full_unit(q, cited)
     for c in cited:
-        for sentence in tx.sentences(c.chunk.text):
+        for sentence in tx.sentences(c.chunk):
             for x in tx.quantities(sentence):
                 if (x.unit and read_measure(sentence, x).unit == unit and x.text not in out
                         and not _DIFFERENCE_AFTER.match(sentence[x.span[1]:])
@@ -296,7 +296,7 @@ def _values_for(q: Quantity, subject: str, cited: list[_Cited], names: Sequence[
 def _full_unit(q: Quantity, cited: list[_Cited]) -> str | None:
     """q's full unit as a cited sentence stating it reads it (its base unit when none does)."""
     for c in cited:
-        for sentence in tx.sentences(c.chunk.text):
+        for sentence in tx.sentences(c.chunk):
             for x in tx.quantities(sentence):
                 if tx.quantity_matches(q, x):
                     return read_measure(sentence, x).unit

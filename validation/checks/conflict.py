@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from core.reading.identifiers import IDENTIFIER
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import is_code, tokenize
-from orchestration.textcache import sentences_of, term_set
+from orchestration.textcache import term_set
 from orchestration.types import Answer
 from perception.types import Perception
 from validation import text as tx
@@ -42,7 +42,7 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
           context: CheckContext) -> list[Issue]:
     """[conflicting_sources] for each cited sentence another source contradicts, else []."""
     stale = set(context.stale_statuses)
-    sentences = [(chunk, s, term_set(s)) for chunk in evidence for s in sentences_of(chunk.text)]
+    sentences = [(chunk, s, term_set(s)) for chunk in evidence for s in tx.sentences(chunk)]
     issues: list[Issue] = []
     seen: set[tuple[str, str]] = set()
     for claim in answer.claims:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from core.reading.quantities import stated_quantities
 from core.text import CITATION_MARKER, strip_markers
-from orchestration.kb.chunking import split_sentences
+from orchestration.kb.chunking import split_sentences, unit_texts
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Citation, Claim
 
@@ -85,7 +85,7 @@ def parse_reply(content: str, evidence: Sequence[ScoredChunk], sides: Sequence[S
     for index, n in sorted(numbers.items(), key=lambda item: item[1]):
         chunk = evidence[index - 1]
         first = next((c for c in claims if n in c.citations), None)
-        book.cite(chunk, _closest_sentence(chunk.text, strip_markers(first.text)) if first else None)
+        book.cite(chunk, _closest_sentence(chunk, strip_markers(first.text)) if first else None)
     text = "\n\n".join(" ".join(c.text for c in section) for section in sections)
     bad = _unknown(paragraphs, len(evidence))
     notes = [f"the reply cites {', '.join(f'[{k}]' for k in bad)}, which no evidence chunk has"] if bad else []
@@ -164,11 +164,11 @@ def _claim(text: str, cites: list[int], sides: Sequence[Side]) -> Claim:
     return Claim(text=text, citations=cites, numbers=numbers, entity=named[0] if len(named) == 1 else None)
 
 
-def _closest_sentence(chunk_text: str, claim: str) -> str:
-    """The sentence of a chunk sharing the most words with the claim (the citation's snippet)."""
+def _closest_sentence(chunk: ScoredChunk, claim: str) -> str:
+    """The unit of a chunk sharing the most words with the claim (the citation's snippet)."""
     words = {w.lower() for w in _WORD.findall(claim)}
-    best, best_score = chunk_text, -1.0
-    for sentence in (s for line in chunk_text.splitlines() for s in split_sentences(line)):
+    best, best_score = chunk.text, -1.0
+    for sentence in unit_texts(chunk.text, chunk.units):
         found = {w.lower() for w in _WORD.findall(sentence)}
         score = len(words & found) / (len(found) + 1)
         if score > best_score:

@@ -26,7 +26,7 @@ FEATURES: tuple[str, ...] = (
     "rule_top",          # the best candidate by the lexical score
     "predicate_in_unit",  # share of the question's predicate terms in the unit (focus coverage)
     "focus_in_unit",     # IDF-weighted share of the question's focus terms (names + predicate) in the unit
-    "focus_in_context",  # ... in the unit with its document title and section heading
+    "focus_in_context",  # ... in the unit with its document title, heading path and list lead-in
     "focus_in_chunk",    # ... anywhere in the unit's chunk
     "focus_in_evidence",  # ... anywhere in the evidence (the same for every unit of a question)
     "rarest_missing",    # 1 - IDF share of the rarest focus term the chunk lacks (1: none missing)
@@ -131,7 +131,10 @@ def feature_matrix(candidates: Sequence[Candidate], focus: Focus, language: str)
             per_chunk[candidate.chunk.chunk_id] = (_share(focus_terms, chunk_terms), _share(names, chunk_terms),
                                                    1.0 - (max(lacking) / terms.top if lacking else 0.0))
         in_chunk, names_in_chunk, rarest_missing = per_chunk[candidate.chunk.chunk_id]
-        context = candidate.context_tokens | term_set(str(candidate.chunk.metadata.get("section") or ""))
+        # the unit with what it is read under: its headings (the chunk's section for a unit without a
+        # path, from an older build) and, for a list item, the sentence introducing the list
+        headings = " ".join(candidate.path) or str(candidate.chunk.metadata.get("section") or "")
+        context = candidate.context_tokens | term_set(headings) | term_set(candidate.lead)
         words = tokenize(candidate.text)
         pairs = _pairs(words)
         fills = bool(candidate.notes.get("fills_slot"))

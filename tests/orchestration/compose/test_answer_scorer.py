@@ -118,6 +118,25 @@ def test_a_lead_in_brings_the_code_block_it_introduces(perceive, synthetic, use_
     assert not [i for i in verdict.issues if i.check == "citation"]
 
 
+@pytest.mark.parametrize("use_model", [False, True], ids=["lexical", "model"])
+def test_a_lead_in_brings_the_items_of_the_list_it_introduces(perceive, synthetic, use_model):
+    """Issue 24 item 3: a list question is answered with the items of the list, not its lead-in
+    alone ("There are three kinds of PEP: [1]" was the whole answer once lists were units)."""
+    evidence = [synthetic("Plans differ in support. There are three support plans:\n"
+                          "- Basic support answers on the next business day.\n"
+                          "- Premium support answers within four hours.\n"
+                          "- Enterprise support answers within one hour, at any time.\n"
+                          "Plans can be changed every month.", doc_id="plans", position=0)]
+    answer = ExtractiveComposer(answer_model=use_model).run(perceive("What support plans are there?"), evidence)
+    texts = [c.text for c in answer.claims]
+    lead = next(i for i, t in enumerate(texts) if t.startswith("There are three support plans:"))
+    assert [t.split(" [")[0] for t in texts[lead + 1:lead + 4]] == [
+        "Basic support answers on the next business day.", "Premium support answers within four hours.",
+        "Enterprise support answers within one hour, at any time."]
+    verdict = ValidationAgent().run(perceive("What support plans are there?"), answer, evidence)
+    assert not [i for i in verdict.issues if i.check == "citation"]
+
+
 def test_the_cross_encoder_reads_which_sentence_answers_and_reads_each_pair_once():
     from orchestration.compose.scorer.cross import CrossEncoder
 
