@@ -305,3 +305,24 @@ def test_no_module_after_perception_matches_the_question_text():
 ])
 def test_the_question_rule_finds_a_pattern_on_the_question(source, found):
     assert question_matches(source) == found
+
+
+# --- documents are read into answer units once, at ingest (issue 23, item 1) ---------------------
+# The chunker splits a document into typed units and the store keeps them with each chunk; every
+# later reader of a chunk goes through its units (`chunking.unit_texts`, `compose.sentences`), so
+# the sentence splitter is used by the ingest alone. The exceptions are listed with their reason.
+SPLITTER_USERS_ALLOWED = {
+    "orchestration.compose.llm.reply": "splits the model's reply into claims (a reply is no stored chunk)",
+}
+
+
+def test_only_the_ingest_splits_text_into_sentences():
+    users = set()
+    for name, path in _modules().items():
+        if _within(name, "orchestration.kb"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and any(a.name == "split_sentences" for a in node.names):
+                users.add(name)
+    assert users - set(SPLITTER_USERS_ALLOWED) == set(), f"modules splitting text again: {users}"
+    assert set(SPLITTER_USERS_ALLOWED) - users == set(), "allowed users that are gone: drop them"

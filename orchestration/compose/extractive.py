@@ -39,7 +39,7 @@ from .scorer.cross import get_cross_encoder
 from .scorer.features import feature_matrix
 from .scorer.model import LANGUAGES, AnswerModel, load_model, rerank_score
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
-from .sentences import Candidate, code_after, evidence_candidates, items_after
+from .sentences import Candidate, code_after, evidence_candidates, items_after, list_of
 
 EXPLAINED = 12  # candidates per sub-question whose choice the trace explains
 # Units quoted with the lead need this share of its probability when the answer model ranked
@@ -200,17 +200,16 @@ class ExtractiveComposer:
                     notes.append("a quoted sentence introduces a code block: quoted with it")
                 # "There are three kinds of PEP:" brings the items it lists, in their order (an item
                 # chosen on its own moves up to its place in the list)
-                items = [item for item in items_after(candidate) if item.key not in quoted
-                         and (item.key in picked or not selection.is_duplicate(item))]
-                for item in items:
-                    if item.key in picked:
-                        item = picked[item.key]  # the chosen one, with its probability
-                    else:
-                        selection.chosen.append(item)
-                    quoted.add(item.key)
-                    section.append(self._fact(item, book))
+                items = self._bring(items_after(candidate), picked, quoted, selection, section, book)
                 if items:
-                    notes.append(f"a quoted sentence introduces a list: its {len(items)} items quoted with it")
+                    notes.append(f"a quoted sentence introduces a list: its {items} items quoted with it")
+                # a list item chosen by the lexical ranking, or for a question asking for a list, brings
+                # the other items of its list (the lexical ranking cannot tell apart items that share the
+                # question's terms: "3.12.0 alpha 1: <date>" and "3.12.0 final: <date>")
+                if self.model_for(perception.language) is None or part.slot == "list":
+                    siblings = self._bring(list_of(candidate), picked, quoted, selection, section, book)
+                    if siblings:
+                        notes.append(f"a quoted list item brings the {siblings} other items of its list")
             sections.append(section)
         return sections
 
@@ -315,6 +314,24 @@ class ExtractiveComposer:
                 decisions[key] = f"not chosen: {facts}; the answer had enough sentences or repeats a chosen one"
 
     # --- comparisons ------------------------------------------------------------------------------
+
+    def _bring(self, items: list[Candidate], picked: dict[tuple[str, int], Candidate], quoted: set[tuple[str, int]],
+               selection: Selection, section: list[Claim], book: CitationBook) -> int:
+        """Quote `items` (a list's items, in order) after the unit that brought them, each once: an
+        item chosen on its own is quoted here, with its probability, instead of in its own place.
+        Returns how many were quoted."""
+        count = 0
+        for item in items:
+            if item.key in quoted or (item.key not in picked and selection.is_duplicate(item)):
+                continue
+            if item.key in picked:
+                item = picked[item.key]
+            else:
+                selection.chosen.append(item)
+            quoted.add(item.key)
+            section.append(self._fact(item, book))
+            count += 1
+        return count
 
     def _compare(self, perception: Perception, sides: list[Side], candidates: list[Candidate],
                  terms: QueryTerms, selection: Selection, book: CitationBook, language: str,

@@ -187,7 +187,8 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
 
 
 SENTENCE, CODE, TABLE = "sentence", "code", "table"  # what a candidate quotes
-MIN_ITEM_WORDS = 3  # a list item or definition shorter than this ("Linux", "-v") says nothing alone
+MIN_ITEM_WORDS = 2  # a list item or definition shorter than this ("Linux", "-v") says nothing alone
+# ("Default: false" under its setting's heading does)
 _NUMERIC_CELL = re.compile(r"^[\d\s.,%$€£¥+\-–/:]+$")
 
 
@@ -288,6 +289,32 @@ def items_after(candidate: Candidate) -> list[Candidate]:
         if unit.type == unit_types.LIST_ITEM and unit.lead == index and opens_item and len(out) < MAX_LIST_ITEMS:
             out.append(Candidate(quoted, candidate.chunk, candidate.rank, candidate.position + 1 + len(out), start,
                                  language, unit_type=unit_types.LIST_ITEM, path=unit.path, lead=candidate.text))
+    return out
+
+
+def list_of(candidate: Candidate) -> list[Candidate]:
+    """The items of the list a list item belongs to (the run of list items around it in its
+    chunk), the first sentence of each, in list order, at most `MAX_LIST_ITEMS`; [] for a unit
+    that is no list item."""
+    if candidate.unit_type != unit_types.LIST_ITEM:
+        return []
+    text, units = candidate.chunk.text, chunk_units(candidate.chunk)
+    index = next((i for i, unit in enumerate(units) if unit.start <= candidate.start < unit.end), None)
+    if index is None:
+        return []
+    first = last = index
+    while first > 0 and units[first - 1].type == unit_types.LIST_ITEM:
+        first -= 1
+    while last + 1 < len(units) and units[last + 1].type == unit_types.LIST_ITEM:
+        last += 1
+    members = set(range(first, last + 1))
+    out: list[Candidate] = []
+    for quoted, start, language, _kind, unit, lead in _quotable(text, units, (), False):
+        position = units.index(unit)
+        opens_item = text[max(0, unit.start - len(ITEM_MARKER)):unit.start] == ITEM_MARKER
+        if position in members and opens_item and len(out) < MAX_LIST_ITEMS:
+            out.append(Candidate(quoted, candidate.chunk, candidate.rank, candidate.position, start, language,
+                                 unit_type=unit_types.LIST_ITEM, path=unit.path, lead=lead))
     return out
 
 

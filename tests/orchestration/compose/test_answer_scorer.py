@@ -137,6 +137,22 @@ def test_a_lead_in_brings_the_items_of_the_list_it_introduces(perceive, syntheti
     assert not [i for i in verdict.issues if i.check == "citation"]
 
 
+def test_a_list_item_the_lexical_ranking_chose_brings_the_other_items_of_its_list(perceive, synthetic):
+    """The lexical ranking cannot tell apart items sharing the question's terms ("3.12.0 alpha 1:
+    <date>", "3.12.0 final: <date>"): once lists were units, it quoted the first ones alone."""
+    evidence = [synthetic("# Release schedule\n\nThe dates are:\n"
+                          "- 4.2.0 alpha 1 of the engine: Monday, 2024-02-05\n"
+                          "- 4.2.0 alpha 2 of the engine: Monday, 2024-03-04\n"
+                          "- 4.2.0 beta 1 of the engine: Monday, 2024-05-06\n"
+                          "- 4.2.0 beta 2 of the engine: Monday, 2024-06-03\n"
+                          "- 4.2.0 candidate 1 of the engine: Monday, 2024-08-05\n"
+                          "- 4.2.0 final release of the engine: Tuesday, 2024-10-01\n", doc_id="schedule")]
+    answer = ExtractiveComposer(answer_model=False).run(perceive("When was the engine 4.2.0 released?"), evidence)
+    quoted = " ".join(c.text for c in answer.claims)
+    assert "4.2.0 final release of the engine: Tuesday, 2024-10-01" in quoted
+    assert sum(c.text.startswith("4.2.0") for c in answer.claims) == 6
+
+
 def test_the_cross_encoder_reads_which_sentence_answers_and_reads_each_pair_once():
     from orchestration.compose.scorer.cross import CrossEncoder
 
