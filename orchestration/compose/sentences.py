@@ -270,7 +270,7 @@ def code_after(candidate: Candidate) -> Candidate | None:
     return block
 
 
-MAX_LIST_ITEMS = 10  # items a lead-in brings with it
+MAX_LIST_ITEMS = 20  # items of one list quoted together (a release schedule lists 15)
 
 
 def items_after(candidate: Candidate) -> list[Candidate]:
