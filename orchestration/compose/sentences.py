@@ -166,7 +166,8 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
     is not a fragment; a list item or definition needs `MIN_ITEM_WORDS`); a table's data rows
     read with their header (`table_row_sentence`, marked `notes["table"]`); a fenced code block
     only when `keep_code` (the question asks for configuration or a command), marked
-    `notes["code"]`. Headings are never quoted: they are the units' paths.
+    `notes["code"]`. A heading is quoted only when it is no fragment (as a sentence); short ones
+    are their units' paths.
 
     Args:
         chunk: the evidence chunk.
@@ -207,6 +208,10 @@ def table_row_sentence(header: Sequence[str], cells: Sequence[str]) -> str | Non
     return f"{cells[0]} – {'; '.join(pairs)}." if pairs else None
 
 
+# a heading is quoted when it states something, as a sentence does ("Fault Code E5102: APU Start
+# Failure (737 MAX 8 and 737-800)"); a short one ("Options") is only its units' path
+QUOTED_TYPES = unit_types.PROSE_TYPES | {unit_types.HEADING}
+READ_AS_SENTENCES = frozenset({unit_types.SENTENCE, unit_types.HEADING})
 Quotable = tuple[str, int, str, str, Unit, str]  # text, start, language, SENTENCE / CODE / TABLE, unit, lead
 
 
@@ -237,10 +242,10 @@ def _quotable(text: str, units: tuple[Unit, ...], headings: tuple[str, ...], kee
             if keep_code and start >= 0:
                 out.append((code, start, "en", CODE, unit, ""))
             continue
-        if unit.type not in unit_types.PROSE_TYPES or is_markup(raw):
+        if unit.type not in QUOTED_TYPES or is_markup(raw):
             continue
         sentence = strip_glued_heading(raw, headings) if unit.type == unit_types.SENTENCE else raw
-        if is_fragment(sentence) if unit.type == unit_types.SENTENCE else text_size(sentence) < MIN_ITEM_WORDS:
+        if is_fragment(sentence) if unit.type in READ_AS_SENTENCES else text_size(sentence) < MIN_ITEM_WORDS:
             continue
         lead = units[unit.lead].text_in(text) if unit.lead is not None else ""
         out.append((sentence, unit.start + len(raw) - len(sentence), sentence_language(sentence), SENTENCE,
