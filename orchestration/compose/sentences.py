@@ -312,12 +312,11 @@ def list_of(candidate: Candidate) -> list[Candidate]:
         first -= 1
     while last + 1 < len(units) and units[last + 1].type == unit_types.LIST_ITEM:
         last += 1
-    members = set(range(first, last + 1))
+    members = {unit.start for unit in units[first:last + 1]}  # a unit's start is its identity in the chunk
     out: list[Candidate] = []
     for quoted, start, language, _kind, unit, lead in _quotable(text, units, (), False):
-        position = units.index(unit)
         opens_item = text[max(0, unit.start - len(ITEM_MARKER)):unit.start] == ITEM_MARKER
-        if position in members and opens_item and len(out) < MAX_LIST_ITEMS:
+        if unit.start in members and opens_item and len(out) < MAX_LIST_ITEMS:
             out.append(Candidate(quoted, candidate.chunk, candidate.rank, candidate.position, start, language,
                                  unit_type=unit_types.LIST_ITEM, path=unit.path, lead=lead))
     return out
