@@ -80,8 +80,10 @@ class Candidate:
 
     @cached_property
     def context_tokens(self) -> frozenset[str]:
-        """Terms of the sentence together with the chunk title (for side and topic matching)."""
-        return self.tokens | term_set(self.chunk.title or "")
+        """Terms of the unit read where it stands: with its document title, its headings and, for a
+        list item, the sentence introducing its list (for side and topic matching: "It does not
+        support X." under a heading naming its subject)."""
+        return self.tokens | term_set(self.chunk.title or "") | term_set(" ".join(self.path)) | term_set(self.lead)
 
     @cached_property
     def quantities(self):

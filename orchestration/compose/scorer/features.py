@@ -131,10 +131,9 @@ def feature_matrix(candidates: Sequence[Candidate], focus: Focus, language: str)
             per_chunk[candidate.chunk.chunk_id] = (_share(focus_terms, chunk_terms), _share(names, chunk_terms),
                                                    1.0 - (max(lacking) / terms.top if lacking else 0.0))
         in_chunk, names_in_chunk, rarest_missing = per_chunk[candidate.chunk.chunk_id]
-        # the unit with what it is read under: its headings (the chunk's section for a unit without a
-        # path, from an older build) and, for a list item, the sentence introducing the list
-        headings = " ".join(candidate.path) or str(candidate.chunk.metadata.get("section") or "")
-        context = candidate.context_tokens | term_set(headings) | term_set(candidate.lead)
+        # the unit with what it is read under (its title, headings and list lead-in; the chunk's
+        # section too, for a unit of an older build, which has no path)
+        context = candidate.context_tokens | term_set(str(candidate.chunk.metadata.get("section") or ""))
         words = tokenize(candidate.text)
         pairs = _pairs(words)
         fills = bool(candidate.notes.get("fills_slot"))
