@@ -29,7 +29,7 @@ from core.reading.identifiers import IDENTIFIER
 from core.reading.quantities import NUMBER_RUN
 from core.text import CALENDAR_WORD, MONTH_NAME, has_han
 from core.vocab import SUBJECT_LABELS
-from orchestration.retrieval.same_terms import ADDED, EQUIVALENT
+from orchestration.retrieval.same_terms import EQUIVALENT
 from orchestration.retrieval.tokenize import STOPWORDS_EN, is_code, tokenize
 from perception.question import Question
 from perception.types import Perception
@@ -132,13 +132,6 @@ def counts_noun(text: str, noun: str) -> bool:
         if any(present(term, near) for term in wanted):
             return True
     return False
-
-
-def opens_with_signature(name: str, text: str) -> bool:
-    """True when a sentence or code block opens by defining or calling `name` with its arguments
-    ("def print(*args, sep=' ', end='\\n', file=None)")."""
-    short = re.escape(name.rsplit(".", 1)[-1])
-    return re.match(rf"\s*(?:(?:async\s+)?def\s+|function\s+)?(?:[\w.]+\.)?{short}\(\s*[^)\s]", text) is not None
 
 
 # Code written inside a sentence: an operator between operands ("int | str", "x := 5", "a -> b"),
@@ -296,11 +289,6 @@ class Focus:
                    head_tokens[0] if head_tokens else "", question, question.operators)
 
     @property
-    def signature(self) -> str | None:
-        """The callable whose arguments the question asks for (`Question.signature`)."""
-        return (self.question.signature or None) if self.language != "zh" else None
-
-    @property
     def wants_code(self) -> bool:
         """The question asks for syntax, configuration or a command (`Question.code`)."""
         return self.language != "zh" and self.question.code
@@ -341,19 +329,11 @@ class Focus:
             return True
         if _QUESTION_SENTENCE.search(text) or self._other_year(text):
             return False
-        if not (self.carries_head(tokens) or (context and self.carries_head(context)) or self._version_field(text)
+        if not (self.carries_head(tokens) or (context and self.carries_head(context))
                 or self.author_field(text)):
             return False
         return fills_slot(self.slot, text, language or self.language, self.question, lenient=lenient,
                           published=published)
-
-    def _version_field(self, text: str) -> bool:
-        """A document's version field ("PEP 572 – Python-Version: 3.8.") answers "which version
-        added / introduced X": the version its subject arrived in (not the one that removed it)."""
-        field = FIELD_LINE.match(text)
-        if field is None or "version" not in field.group("label").lower():
-            return False
-        return self.head in ADDED and "version" in self.question.words
 
     def author_field(self, text: str) -> bool:
         """A document's author field ("PEP 8016 – Author: Nathaniel J. Smith, Donald Stufft.")
@@ -389,19 +369,6 @@ class Focus:
         cue = _SLOT_EN["definition"].search(text)
         return cue is not None and bool(terms) and terms <= set(tokenize(text[:cue.start()]))
 
-    def opens_with_subject(self, text: str) -> bool:
-        """For "What is a wheel?": the sentence opens with the asked phrase itself, article included,
-        and goes straight on to define it ("A wheel is a ZIP-format archive ..."), the textbook form
-        of a definition; not "Wheel is a reference to ...", which speaks of the name."""
-        subject = self.question.subject if self.slot == "definition" and self.language != "zh" else ""
-        if not subject:
-            return False
-        opening = _unquoted(text.lstrip()).lower()
-        if not opening.startswith(subject + " "):
-            return False
-        cue = _SLOT_EN["definition"].match(opening, len(subject) + 1)
-        return cue is not None
-
     def carries_head(self, tokens: Iterable[str]) -> bool:
         """True when `tokens` hold the slot's head word, a form of it or a word that says the same
         ("won" ~ "winner", "acquired" ~ "bought"); always True for a question without a head."""
@@ -429,11 +396,6 @@ def is_author_field(text: str) -> bool:
     """True for a header field line giving a document's authors ("PEP 8016 – Author: ...")."""
     field = FIELD_LINE.match(text)
     return field is not None and field.group("label").lower() in ("author", "authors")
-
-
-def _unquoted(text: str) -> str:
-    """`text` without quotes and backticks ("``f``-string" and "f-string" open alike)."""
-    return re.sub(r"[\"'`“”‘’]", "", text)
 
 
 def present(term: str, tokens: AbstractSet[str], index: StemIndex | None = None) -> bool:

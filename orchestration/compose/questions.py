@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from orchestration.textcache import term_set
 
-from .focus import OPEN_SLOTS, Focus, opens_with_signature, writes_code
+from .focus import OPEN_SLOTS, Focus, writes_code
 from .sentences import Candidate
 
 COVERAGE_WEIGHT = 0.05  # share of the question's predicate the sentence carries
@@ -43,12 +43,8 @@ def answer_bonus(focus: Focus, candidate: Candidate) -> float:
             bonus += AUTHOR_FIELD_WEIGHT
         if focus.defines_subject(candidate.text):
             bonus += DEFINES_SUBJECT_WEIGHT
-            if focus.opens_with_subject(candidate.text):  # "A wheel is a ..." for "What is a wheel?"
-                bonus += DEFINES_SUBJECT_WEIGHT
     if focus.wants_code and coverage > 0 and (candidate.notes.get("code") or writes_code(candidate.text)):
         bonus += CODE_WEIGHT  # "What is the new syntax for union types?": "write int | str"
-        if focus.signature and opens_with_signature(focus.signature, candidate.text):
-            bonus += SLOT_WEIGHT  # "def print(*args, sep=' ', end='\n', file=None)" lists the arguments
     candidate.notes["coverage"] = round(coverage, 3)
     candidate.notes["fills_slot"] = bonus >= SLOT_WEIGHT * HEAD_IN_CHUNK_ONLY
     return bonus

@@ -43,5 +43,4 @@ _GROUPS = (
      "withdrawn", "deferred"),
 )
 SAME_TERMS: tuple[frozenset[str], ...] = tuple(frozenset(tokenize(" ".join(group))) for group in _GROUPS)
-ADDED = frozenset(tokenize(" ".join(_ADDED)))
 EQUIVALENT: dict[str, frozenset[str]] = {term: group - {term} for group in SAME_TERMS for term in group}

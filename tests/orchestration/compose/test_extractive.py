@@ -349,19 +349,6 @@ def test_a_status_line_answers_whether_a_proposal_was_adopted():
     assert "PEP 2026 – Status: Rejected." in answer.text
 
 
-def test_what_is_a_x_leads_with_the_sentence_opening_with_a_x_is(composer, perceive, synthetic):
-    """PEPs: "What is a wheel?" led with "Wheel is a reference to the other Python." (the name,
-    from the top-ranked chunk) over PEP 427's "A wheel is a ZIP-format archive ...": both define
-    the term, only the second in the textbook form the question asks in."""
-    title = "PEP 427 – The Wheel Binary Package Format 1.0"
-    evidence = [synthetic("The name. Wheel is a reference to the other Python. It was chosen in 2012.",
-                          doc_id="pep-0427", position=10, title=title),
-                synthetic("A wheel is a ZIP-format archive with a specially formatted file name and the .whl "
-                          "extension.", doc_id="pep-0427", position=0, score=0.8, title=title)]
-    answer = composer.run(perceive("What is a wheel?"), evidence)
-    assert answer.claims[0].text.startswith("A wheel is a ZIP-format archive")
-
-
 def test_a_relative_who_does_not_make_a_sentence_a_question(composer, perceive, synthetic):
     """PEPs: "What is a PEP-Delegate?" never quoted "The term "PEP-Delegate" is used ... for the
     PEP's designated decision maker, who is recorded in ...": its "who" halved it as if it asked
@@ -442,27 +429,6 @@ def test_a_question_asking_for_syntax_leads_with_a_sentence_that_writes_code(com
     # an operator named between English words, or a name in parentheses, is no code
     assert not writes_code("The existing typing.Union and | syntax should be equivalent.")
     assert not writes_code("The A320 (new) burns less fuel.")
-
-
-def test_the_arguments_of_a_call_are_answered_by_its_signature(composer, perceive, synthetic):
-    """PEPs: "What arguments does the print() function take?" quoted "With a print() function,
-    this is a straightforward string replacement ..." over PEP 3105's signature block (the
-    evidence in the order and with the scores retrieval gave them)."""
-    from orchestration.compose.focus import opens_with_signature
-    from perception.question import question_of
-
-    evidence = [synthetic("The signature for print() is:\n```\ndef print(*args, sep=' ', end='\\n', file=None)\n```\n"
-                          "while the optional sep and end arguments specify what is printed between the arguments.",
-                          doc_id="pep-3105", position=2),
-                synthetic("With a print() function, this is a straightforward string replacement. If print() is a "
-                          "function, it would be much easier to replace it (just def print(*args):...).",
-                          doc_id="pep-3105", position=1, score=0.94)]
-    answer = composer.run(perceive("What arguments does the print() function take?"), evidence)
-    assert answer.claims[0].text.startswith("```") and "def print(*args, sep=' '" in answer.claims[0].text
-    assert question_of("What parameters does json.dumps() accept?").signature == "json.dumps"
-    assert question_of("What arguments were made against PEP 572?").signature == ""  # prose arguments
-    assert opens_with_signature("json.dumps", "json.dumps(obj, *, skipkeys=False)")
-    assert not opens_with_signature("print", "If print() is a function, it is easier to replace.")
 
 
 def test_a_question_about_a_superseded_document_is_answered_by_its_history(composer, perceive, synthetic):
