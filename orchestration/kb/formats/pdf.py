@@ -37,6 +37,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe]")
 _PDFIUM = threading.Lock()
 _ENCRYPTED = "PDF is encrypted with a password; save an unencrypted copy"
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_BULLET = re.compile(r"(?:^|\n)[ \t]*[•◦▪▫●○‣∙■□➢►][ \t]+")  # a line opening a list item
 _PLACEHOLDER_TITLES = re.compile(r"^(?:untitled|document\d*|microsoft word - .*|\S+\.(?:docx?|pdf|tex|odt))$", re.I)
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # pypdf logs each odd object it reads around
 
@@ -90,10 +91,16 @@ def _page_texts(data: bytes) -> list[str]:
 
 
 def _page_text(raw: str) -> str:
-    """A page's text as clean text: words broken over lines joined, paragraphs kept apart."""
+    """A page's text as clean text: words broken over lines joined, paragraphs kept apart, and
+    each line opening with a bullet glyph ("• Tier 2: 6 hours per period") a list item of its
+    own, with the lines that continue it (a PDF has no list structure, only its glyphs)."""
     out = CleanText()
     for paragraph in _PARAGRAPH_BREAK.split(_HYPHENATED.sub("", raw)):
-        out.paragraph(paragraph)
+        pieces = _BULLET.split(paragraph)
+        if pieces[0].strip():
+            out.paragraph(pieces[0])
+        for item in pieces[1:]:
+            out.item(item)
     return out.text()
 
 

@@ -139,3 +139,15 @@ def test_a_unit_is_an_exact_piece_of_its_chunk():
         for unit in chunk.units:
             assert isinstance(unit, Unit) and 0 <= unit.start < unit.end <= len(chunk.text)
             assert unit.text_in(chunk.text).strip() == unit.text_in(chunk.text)
+
+
+def test_a_pdf_page_s_bullets_are_list_items_and_a_wrapped_item_reads_whole():
+    from orchestration.kb.formats.pdf import _page_text
+
+    raw = ("Overtime is paid in tiers. The tiers are:\n• Tier 1: 4 hours per\nperiod\n• Tier 2: 6 hours per period\n"
+           "  • Tier 3: 8 hours per period\n\nOvertime is approved by the team lead.")
+    units = _units(_page_text(raw))
+    assert [(t, text) for t, text, _path in units if t == "list_item"] == [
+        ("list_item", "Tier 1: 4 hours per period"), ("list_item", "Tier 2: 6 hours per period"),
+        ("list_item", "Tier 3: 8 hours per period")]
+    assert ("sentence", "Overtime is approved by the team lead.", ()) in units
