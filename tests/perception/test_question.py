@@ -23,6 +23,17 @@ def ask(rules_agent):
 
 # --- the misreadings issue 23 quotes --------------------------------------------------------------
 
+def test_which_thing_ranks_first_asks_for_the_thing_not_a_figure(ask):
+    """"Which configuration source has the highest precedence?" (the real-documentation dev set)
+    was read as asking for a number, and refused: the answer is a source, named in a list."""
+    source = ask("Which configuration source has the highest precedence in Poetry?")
+    assert (source.kind, source.slot) == ("which_ranks_first", "fact")
+    assert ask("Which plan has the lowest price?").slot == "fact"
+    assert ask("What is the highest score?").slot == "number"  # the figure itself
+    assert ask("Which company had the largest revenue in 2023?").slot == "actor"  # the asked kind wins
+    assert ask("Which city has the most rain?").slot == "place"
+
+
 def test_how_much_asks_for_an_amount_of_the_noun_that_follows(ask):
     """"How much leave do I earn ...?" was read as asking for money: a sentence giving days of
     leave never filled its slot."""
