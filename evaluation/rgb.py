@@ -131,18 +131,20 @@ def run_rgb_lang(loop: AnswerLoop, lang: str, queries: Sequence[EvalQuery], prog
     counts: dict[str, list[float]] = {}
     statuses: dict[str, dict[str, int]] = {}
     examples: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []  # every question's status per setting, to compare two runs
 
-    def record(setting: str, body: dict[str, Any]) -> None:
+    def record(setting: str, body: dict[str, Any], query: EvalQuery) -> None:
         for stage in STAGES:
             timings[stage].append(body["timing"][stage])
         statuses.setdefault(setting, {}).setdefault(body["status"], 0)
         statuses[setting][body["status"]] += 1
+        rows.append({"id": query.id, "setting": setting, "status": body["status"], "answer": body["answer"][:200]})
 
     for query in tqdm(queries, desc=f"rgb {lang}", disable=not progress, file=sys.stderr):
         answer = query.raw.get("answer")
         if _has_passages(query, ["positive"]):
             body = ask(loop, kbs, lang, query, ["positive", "negative"])
-            record("accuracy", body)
+            record("accuracy", body, query)
             ok = body["status"] != "insufficient" and contains_answer(body["answer"], answer)
             counts.setdefault("accuracy", []).append(float(ok))
             counts.setdefault("false_refusal", []).append(float(body["status"] == "insufficient"))
@@ -151,18 +153,18 @@ def run_rgb_lang(loop: AnswerLoop, lang: str, queries: Sequence[EvalQuery], prog
                                  "status": body["status"], "answer": body["answer"][:300]})
         if _has_passages(query, ["negative"]):
             body = ask(loop, kbs, lang, query, ["negative"])
-            record("negative_rejection", body)
+            record("negative_rejection", body, query)
             counts.setdefault("negative_rejection", []).append(float(body["status"] == "insufficient"))
         if lang == "en" and _has_passages(query, ["positive_wrong"]):
             fake = query.raw.get("fakeanswer")
             body = ask(loop, kbs, lang, query, ["positive", "positive_wrong"])
-            record("conflict", body)
+            record("conflict", body, query)
             counts.setdefault("conflict_flagged", []).append(float(body["status"] != "answered"))
             counts.setdefault("conflict_answer_true", []).append(float(contains_answer(body["answer"], answer)))
             counts.setdefault("conflict_answer_fake", []).append(
                 float(bool(fake) and contains_answer(body["answer"], fake)))
             body = ask(loop, kbs, lang, query, ["positive_wrong"])
-            record("counterfactual", body)
+            record("counterfactual", body, query)
             counts.setdefault("counterfactual_flagged", []).append(float(body["status"] != "answered"))
             repeated = bool(fake) and contains_answer(body["answer"], fake)
             counts.setdefault("counterfactual_answer_fake", []).append(float(repeated))
@@ -171,7 +173,7 @@ def run_rgb_lang(loop: AnswerLoop, lang: str, queries: Sequence[EvalQuery], prog
                 float(repeated and body["status"] == "answered"))
     metrics = {k: round(sum(v) / len(v), 4) for k, v in counts.items() if v}
     return {"metrics": metrics, "statuses": statuses, "latency": latency_summary(timings),
-            "examples": examples, "queries": len(queries)}
+            "examples": examples, "rows": rows, "queries": len(queries)}
 
 
 def load_rgb(folder: Path, queries: Path | None) -> dict[str, tuple[Path, list[dict]]]:

@@ -237,7 +237,7 @@ def _run_rgb(folder: Path, data_dir: Path, queries: Path | None, limit: int | No
     from .rgb import build_rgb_kb, build_rgb_loop, load_rgb, rgb_queries, run_rgb_lang
 
     kb_config = eval_kb_config(data_dir)
-    metrics, latency, builds, statuses, examples = {}, {}, {}, {}, {}
+    metrics, latency, builds, statuses, examples, rows = {}, {}, {}, {}, {}, {}
     total = 0
     for lang, (path, records) in load_rgb(folder, queries).items():
         corpus = REPO_ROOT / "var" / "eval" / "rgb" / lang / f"{path.stem}.corpus.jsonl"
@@ -249,9 +249,10 @@ def _run_rgb(folder: Path, data_dir: Path, queries: Path | None, limit: int | No
         latency[lang] = scored["latency"]
         statuses[lang] = scored["statuses"]
         examples[lang] = scored["examples"]
+        rows[lang] = scored["rows"]
         total += len(items)
     return {"set": "rgb", "queries": total, "metrics": metrics, "latency": latency, "kb": builds,
-            "statuses": statuses, "examples": examples, "anchors": {}}
+            "statuses": statuses, "examples": examples, "rows": rows, "anchors": {}}
 
 
 def format_table(result: dict[str, Any]) -> str:
