@@ -61,7 +61,7 @@ TEXT_MEMO_MIN_SIZE = 1024  # smaller lru caches hold loaded models and compiled 
 PRODUCT_PACKAGES = ("core", "orchestration", "perception", "validation", "server")
 # memos keyed by one word: bounded by the vocabulary, so a serving worker has them warm
 WORD_MEMOS = {"orchestration.retrieval.tokenize._english_word_tokens", "orchestration.retrieval.tokenize.is_code",
-              "orchestration.compose.focus._term_kind"}
+              "orchestration.focus._term_kind"}
 
 
 def forget_text_caches(loop: Any) -> int:

@@ -142,12 +142,7 @@ def test_the_cycle_finder_finds_circles(graph, expected):
 # with the reason it is still there. An import that is not listed fails; a listed one that is gone
 # fails too, so the list only shrinks.
 FORBIDDEN = {
-    ("validation", "orchestration.compose"): {
-        # Focus: the focus terms and the slot-filling test of a sentence, built from Perception's
-        # Question (it reads no question text since issue 23 item 2); it leaves compose when the
-        # answer scorer (DESIGN.md section 7) gives both layers one reading of a unit.
-        "validation.checks.answerability -> orchestration.compose.focus",
-    },
+    ("validation", "orchestration.compose"): set(),
     ("core.reading", "orchestration"): set(),
     ("core.reading", "perception"): set(),
     ("core.reading", "validation"): set(),

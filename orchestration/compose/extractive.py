@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from core.reading.identifiers import IDENTIFIER, names_identifier, names_operator
 from core.vocab import MENTION_LABELS
+from orchestration.focus import OPEN_SLOTS, Focus
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
 from orchestration.types import Answer, Claim
@@ -32,7 +33,6 @@ from perception.types import Perception
 
 from .citations import CitationBook
 from .comparison import Comparator, Finding, Side, comparison_sides, make_side
-from .focus import OPEN_SLOTS, Focus
 from .language import glue, relation_word
 from .questions import answer_bonus
 from .scorer.cross import get_cross_encoder

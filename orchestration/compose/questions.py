@@ -11,9 +11,9 @@ relevant: a sentence sharing no query term still scores 0 (scoring.score).
 
 from __future__ import annotations
 
+from orchestration.focus import OPEN_SLOTS, Focus, writes_code
 from orchestration.textcache import term_set
 
-from .focus import OPEN_SLOTS, Focus, writes_code
 from .sentences import Candidate
 
 COVERAGE_WEIGHT = 0.05  # share of the question's predicate the sentence carries

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 from core.text import strip_markers
 from core.vocab import MENTION_LABELS
+from orchestration.focus import CUE_TERMS, FIELD_LINE, asks_author, is_author_field, present
 from orchestration.retrieval.same_terms import EQUIVALENT
 from orchestration.retrieval.tokenize import is_code, tokenize
 from perception.question import Question
 from perception.types import Perception
 
-from .focus import CUE_TERMS, FIELD_LINE, asks_author, is_author_field, present
 from .sentences import Candidate
 
 # A sentence that itself asks or describes a question ("This policy defines who handles ...",

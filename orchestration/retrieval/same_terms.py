@@ -4,7 +4,7 @@
 winner"; "Was PEP 3103 accepted?" by "Status: Rejected". The stemmer leaves irregular forms
 apart (won/win, held/hold), so they are listed with the agent noun that names the doer. Read
 by the composer and validation (a sentence carrying a group's word carries the term,
-`orchestration.compose.focus.present`). General English only: never a word for one corpus.
+`orchestration.focus.present`). General English only: never a word for one corpus.
 
 Not used to expand keyword queries: measured on the PEPs, "Who wrote PEP 484?" expanded to
 "author" ranked PEP 1 (which discusses PEP authors throughout) above PEP 484 itself, each added

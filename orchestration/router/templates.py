@@ -13,7 +13,7 @@ from typing import Any
 
 from core import configfile as schema
 from core.configfile import Where
-from orchestration.compose.focus import asks_author
+from orchestration.focus import asks_author
 from perception.types import Entity, Perception
 
 from .conditions import join_names

@@ -124,7 +124,7 @@ def test_a_question_on_a_publication_no_knowledge_base_holds_is_unanswered(conte
 def test_a_quarter_the_question_reads_as_its_time_window_is_not_an_identifier(perceive):
     """'Q2 2025' is the question's time window (the freshness check judges it), not a name the
     sources must write: the demo question on Q2 2025 alerts was refused for it."""
-    from orchestration.compose.focus import Focus
+    from orchestration.focus import Focus
 
     assert Focus.of(perceive("How many E4027 alerts were recorded on AU-NEC in Q2 2025?")).identifiers == ()
     assert Focus.of(perceive("When was PEP 604 accepted?")).identifiers == ("PEP 604",)

@@ -2,7 +2,7 @@
 
 An extractive answer quotes evidence verbatim, so the citation check passes it by
 construction; what it cannot see is whether the quoted sentences *answer what was asked*.
-This check reads the question's focus (orchestration/compose/focus.py: the named things it is
+This check reads the question's focus (orchestration/focus.py: the named things it is
 about, the predicate terms of what it asks about them, and the asked-for slot) and holds the
 answer to three conditions:
 
@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.reading.identifiers import names_identifier, names_operator
-from orchestration.compose.focus import Focus  # the question's reading; moves to Perception (issue 23, item 2)
+from orchestration.focus import Focus  # the question's focus and slot test, shared with the composer
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
 from orchestration.textcache import term_set

@@ -15,10 +15,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from orchestration.focus import OPEN_SLOTS, Focus, StemIndex, present
 from orchestration.retrieval.tokenize import tokenize
 from orchestration.textcache import term_set
 
-from ..focus import OPEN_SLOTS, Focus, StemIndex, present
 from ..sentences import Candidate
 
 FEATURES: tuple[str, ...] = (

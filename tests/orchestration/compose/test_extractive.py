@@ -416,7 +416,7 @@ def test_a_question_asking_for_syntax_leads_with_a_sentence_that_writes_code(com
     """PEPs: "What is the new syntax for union types?" quoted "The new union syntax should be
     accepted for function, variable and parameter annotations." (on topic, shows no syntax) over
     "... it is possible to write int | str instead of Union[int, str].", the answer."""
-    from orchestration.compose.focus import writes_code
+    from orchestration.focus import writes_code
 
     evidence = [synthetic("The new union syntax should be accepted for function, variable and parameter annotations. "
                           "The existing typing.Union and | syntax should be equivalent.",

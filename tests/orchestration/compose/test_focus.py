@@ -2,8 +2,8 @@
 
 import itertools
 
-from orchestration.compose.focus import _related
-from orchestration.compose.focus import present as _present
+from orchestration.focus import _related
+from orchestration.focus import present as _present
 from orchestration.retrieval.same_terms import EQUIVALENT
 from perception.question import question_of as ask
 
@@ -25,7 +25,7 @@ def test_present_matches_the_token_by_token_rule_on_every_subset():
 def test_a_question_verb_finds_the_noun_a_document_answers_with():
     """Found on the PEPs: "Who wrote PEP 484?" was refused, the header line "PEP 484 – Author:
     Guido van Rossum, ..." carrying no "wrote"."""
-    from orchestration.compose.focus import Focus
+    from orchestration.focus import Focus
     from orchestration.retrieval.tokenize import tokenize
     from perception import PerceptionAgent
 
@@ -52,7 +52,7 @@ def test_each_word_says_the_same_as_one_group_only():
 def test_the_slot_head_must_be_carried_by_the_answering_sentence_or_its_chunk():
     """RGB negatives: "Who won the women's singles Wimbledon in 2019?" was answered with a
     sentence listing two players of the draw; "won" is the word the asked-for name attaches to."""
-    from orchestration.compose.focus import Focus
+    from orchestration.focus import Focus
     from orchestration.retrieval.tokenize import tokenize
     from perception import PerceptionAgent
 
@@ -78,7 +78,7 @@ def test_the_slot_head_must_be_carried_by_the_answering_sentence_or_its_chunk():
 def test_what_does_not_fill_a_slot_found_on_the_peps():
     """'What is a PEP?' was answered with PEP 1's header lines; 'How many PEPs has Guido van
     Rossum written?' (the PEPs never say) with 'PEP 8 – Author: Guido van Rossum, ...'."""
-    from orchestration.compose.focus import fills_slot
+    from orchestration.focus import fills_slot
 
     assert not fills_slot("definition", "PEP 1 – Status: Active.", asked=ask("What is a PEP?"))
     assert fills_slot("definition", "A PEP is a design document providing information.", asked=ask("What is a PEP?"))
@@ -92,7 +92,7 @@ def test_what_does_not_fill_a_slot_found_on_the_peps():
 def test_a_possessive_of_a_name_the_question_writes_is_not_a_new_name():
     """RGB: "Who is the new CEO of Vanguard?" was filled by "Vanguard's New CEO Says ...": the
     possessive "Vanguard's" passed for a name the question did not write."""
-    from orchestration.compose.focus import fills_slot
+    from orchestration.focus import fills_slot
 
     assert not fills_slot("actor", "the outlook of Vanguard's shares", asked=ask("Who is the new CEO of Vanguard?"))
     assert fills_slot("actor", "the outlook of Vanguard's Tim Buckley", asked=ask("Who is the new CEO of Vanguard?"))
@@ -102,7 +102,7 @@ def test_a_share_does_not_count_how_many():
     """PEPs: "What is the maximum number of threads the free-threaded CPython build can run?"
     (the PEPs never say) passed answerability on "... sees about 15-20% higher memory use":
     a percentage counts no threads. A question that asks for a share still takes one."""
-    from orchestration.compose.focus import fills_slot
+    from orchestration.focus import fills_slot
 
     asked = ask("What is the maximum number of threads the free-threaded CPython build can run?")
     assert not fills_slot("number", "free-threaded Python currently sees about 15-20% higher memory use", asked=asked)
@@ -120,7 +120,7 @@ def test_a_count_is_filled_only_by_a_number_counting_the_asked_noun():
     """PEPs: "How many PEPs has Guido van Rossum written?" (the PEPs never say) was answered
     from "While there are two authors of this PEP, ... made by Guido van Rossum": two authors,
     no count of PEPs. "How many authors can a PEP have at most?" took "at least one core developer"."""
-    from orchestration.compose.focus import fills_slot
+    from orchestration.focus import fills_slot
 
     assert ask("How many PEPs has Guido van Rossum written?").counted == "PEPs"
     assert ask("How many core developers voted?").counted == "developers"
@@ -146,7 +146,7 @@ def test_a_count_is_filled_only_by_a_number_counting_the_asked_noun():
 def test_a_definition_question_prefers_the_sentence_defining_the_asked_term():
     """PEPs: "What is an f-string?" and "What is a PEP-Delegate?" led with sentences that define
     something else in relation to the term ("... is a deprecated alias for PEP-Delegate")."""
-    from orchestration.compose.focus import Focus
+    from orchestration.focus import Focus
     from perception import PerceptionAgent
 
     agent = PerceptionAgent(use_ner=False)
@@ -167,7 +167,7 @@ def test_an_operator_the_question_writes_must_be_written_by_the_source():
     """PEPs: "What does the |> pipe operator do in Python?" (Python has none) was answered with
     PEP 505's "... adding these operators ...": the tokeniser drops "|>", the one thing asked."""
     from core.reading.identifiers import names_operator
-    from orchestration.compose.focus import Focus
+    from orchestration.focus import Focus
     from perception import PerceptionAgent
 
     agent = PerceptionAgent(use_ner=False)
@@ -183,7 +183,7 @@ def test_an_operator_the_question_writes_must_be_written_by_the_source():
 def test_how_often_is_answered_by_a_recurrence_not_by_any_length_of_time():
     """PEPs: "How often is a new Python feature version released?" quoted "The next seven months
     are spent on versioned alpha releases" over PEP 602's "released predictably every twelve months"."""
-    from orchestration.compose.focus import fills_slot
+    from orchestration.focus import fills_slot
 
     asked = ask("How often is a new Python feature version released?")
     assert not fills_slot("duration", "The next seven months are spent on versioned alpha releases.", asked=asked)
@@ -196,7 +196,7 @@ def test_how_often_is_answered_by_a_recurrence_not_by_any_length_of_time():
 def test_the_words_framing_a_comparison_are_not_terms_a_sentence_must_say():
     """PEPs: "How is PEP 634 different from PEP 636?" was refused: "no cited sentence is about
     'from' of the question". The sides say what is compared; "different from" only frames it."""
-    from orchestration.compose.focus import Focus
+    from orchestration.focus import Focus
     from perception import PerceptionAgent
 
     agent = PerceptionAgent(use_ner=False)
@@ -210,7 +210,7 @@ def test_the_words_framing_a_comparison_are_not_terms_a_sentence_must_say():
 def test_how_much_of_a_noun_is_filled_by_that_noun_not_by_money():
     """"How much leave do I earn per month?" was read as asking for money: "1.5 days of leave"
     filled no slot and "a 200 USD allowance" did. The unit comes from Perception's Question."""
-    from orchestration.compose.focus import fills_slot
+    from orchestration.focus import fills_slot
 
     leave = ask("How much leave do I earn per month?")
     assert fills_slot("amount", "Employees earn 1.5 days of leave per month.", asked=leave)

@@ -83,7 +83,7 @@ def test_every_pep_status_maps_into_the_service_vocabulary_and_the_original_is_k
 def test_the_header_opens_the_text_so_questions_about_it_have_a_sentence_to_cite():
     """Found on the PEPs: "When was PEP 572 created?" was refused ("the cited sources never name
     PEP 572"): the Created date was metadata only, so no sentence of PEP 572 stated it."""
-    from orchestration.compose.focus import fills_slot
+    from orchestration.focus import fills_slot
 
     doc = _doc("pep-9999.rst")
     sentences = _sentences(doc)
