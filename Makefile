@@ -8,7 +8,7 @@ SETUP_INPUTS := pyproject.toml requirements.lock requirements-model.txt
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup setup-torch setup-peers demo serve test test-fast lint bench eval answer-model lock clean-kb
+.PHONY: setup setup-torch setup-peers demo serve test test-fast test-figures lint bench eval answer-model lock clean-kb
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -49,6 +49,10 @@ test: $(STAMP)
 ## test-fast: the edit-test loop: no model loads, no services (skips tests marked slow or model; see tests/conftest.py).
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow and not model"
+
+## test-figures: recompute the shipped answer model's dev figures (~2 min; reads ../shared/eval).
+test-figures: $(STAMP)
+	SIGHTLINE_FIGURES=1 $(BIN)/python -m pytest -q tests/evaluation/test_shipped_figures.py
 
 ## lint: ruff (pycodestyle, pyflakes, isort, bugbear, pyupgrade) and mypy; both configured in pyproject.toml.
 lint: $(STAMP)
