@@ -30,6 +30,10 @@ LEAKS = {
     "Markdown heading": re.compile(r"(?m)^#{1,6} "),
     "Markdown link address": re.compile(r"\]\(\s*(?:https?:|/|\.\.?/|#)"),
     "version note directive": re.compile(r"\b(?:versionadded|versionchanged|deprecated)::"),
+    # the clean text's own item marker or a bullet glyph ("* is expanded ..." and "5. Running all
+    # backups" open real units: a glob and a numbered title)
+    "list marker": re.compile(r"^\s*[-•▪]\s"),
+    "table syntax": re.compile(r"^\s*\|.*\|\s*$|\|\s*:?-{3,}"),
 }
 
 
@@ -40,7 +44,8 @@ def _units(folder: Path) -> list[str]:
             continue
         for i, chunk in enumerate(chunk_text(loaded.text)):
             scored = ScoredChunk(chunk_id=f"{loaded.id}#{i}", kb="sweep", text=chunk.text, title=loaded.title,
-                                 metadata=dict(loaded.metadata, section=chunk.section), score=1.0)
+                                 metadata=dict(loaded.metadata, section=chunk.section), score=1.0,
+                                 units=chunk.units)  # the units a build stores
             out += [c.text for c in chunk_candidates(scored, 0)]
     return out
 
