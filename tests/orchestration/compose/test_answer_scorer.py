@@ -175,3 +175,23 @@ def test_the_most_probable_unit_leads_even_when_its_chunk_says_it_second(scored,
     facts = [c for c in answer.claims if c.kind == "fact"]
     assert facts[0].text.startswith("Vanguard was founded in 1975")
     assert facts[0].probability == max(c.probability for c in facts)
+
+
+def test_a_unit_is_read_under_its_heading_so_it_answers_about_the_subject_the_heading_names(perceive):
+    """Issue 23: 'a sentence "It does not support X." under a heading that names the subject has no
+    word of the question in it, so it is never chosen'. The unit's heading path is its context."""
+    from orchestration.kb.chunking import chunk_text
+    from orchestration.retrieval.scored import ScoredChunk
+
+    page = ("# Editions\n\n## Pro edition\n\nIt offers PDF export and colour printing for every user.\n\n"
+            "## Lite edition\n\nIt offers no PDF export; printing is black and white for every user.\n")
+    chunk = chunk_text(page)[0]
+    evidence = [ScoredChunk(chunk_id="editions#0", kb="test", text=chunk.text, title="Product guide",
+                            metadata={"section": chunk.section}, units=chunk.units, score=1.0, fused=1.0)]
+    # one unit quoted: the best by the lexical ranking (both say "offers PDF export"; only the
+    # heading above one of them names the Lite edition; before, the first in reading order led)
+    composer = ExtractiveComposer(answer_model=False, max_sentences=1)
+    answer = composer.run(perceive("Does the Lite edition offer PDF export?"), evidence)
+    lite = "It offers no PDF export; printing is black and white for every user. [1]"
+    assert [c.text for c in answer.claims] == [lite]
+    assert answer.citations[0].path == ["Editions", "Lite edition"]
