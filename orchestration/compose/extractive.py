@@ -185,6 +185,10 @@ class ExtractiveComposer:
             chosen = selection.pick(ranked, quota, self._min_ratio(ranked))
             self._explain(ranked, chosen, focus, decisions)
             section: list[Claim] = []
+            # a list item chosen by the lexical ranking, or for a question asking for a list, brings
+            # the other items of its list (the lexical ranking cannot tell apart items that share the
+            # question's terms: "3.12.0 alpha 1: <date>" and "3.12.0 final: <date>")
+            brings_its_list = self.model_for(perception.language) is None or part.slot == "list"
             picked = {c.key: c for c in chosen}
             quoted: set[tuple[str, int]] = set()
             for candidate in _answer_first(chosen):
@@ -203,10 +207,7 @@ class ExtractiveComposer:
                 items = self._bring(items_after(candidate), picked, quoted, selection, section, book)
                 if items:
                     notes.append(f"a quoted sentence introduces a list: its {items} items quoted with it")
-                # a list item chosen by the lexical ranking, or for a question asking for a list, brings
-                # the other items of its list (the lexical ranking cannot tell apart items that share the
-                # question's terms: "3.12.0 alpha 1: <date>" and "3.12.0 final: <date>")
-                if self.model_for(perception.language) is None or part.slot == "list":
+                if brings_its_list:
                     siblings = self._bring(list_of(candidate), picked, quoted, selection, section, book)
                     if siblings:
                         notes.append(f"a quoted list item brings the {siblings} other items of its list")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -55,8 +55,8 @@ class Candidate:
         position: the unit's 0-based position among the chunk's candidates.
         start: character offset of `text` in `chunk.text`.
         language: "zh" or "en" (see `language.sentence_language`).
-        unit_type: what it is in its document (`orchestration/kb/units.py`: sentence,
-            list_item, definition, code, table_row).
+        unit: what it is in its document (`orchestration/kb/units.py`: sentence, list_item,
+            definition, heading, code, table_row).
         path: the headings it falls under, outermost first.
         lead: for a list item, the sentence introducing its list ("" when none is in the chunk).
     """
@@ -69,7 +69,7 @@ class Candidate:
     language: str
     score: float = 0.0
     notes: dict = field(default_factory=dict)
-    unit_type: str = unit_types.SENTENCE
+    unit: str = unit_types.SENTENCE
     path: tuple[str, ...] = ()
     lead: str = ""
 
@@ -94,11 +94,6 @@ class Candidate:
     def dates(self):
         """Calendar dates written in the sentence, with their text."""
         return stated_dates(self.text)
-
-    @property
-    def unit(self) -> str:
-        """What the candidate is in its document: sentence, list_item, definition, table_row or code."""
-        return self.unit_type
 
     @property
     def key(self) -> tuple[str, int]:
@@ -181,7 +176,7 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
     out: list[Candidate] = []
     for text, start, language, kind, unit, lead in _quotable(chunk.text, chunk_units(chunk), tuple(headings),
                                                               keep_code):
-        candidate = Candidate(text, chunk, rank, len(out), start, language, unit_type=unit.type, path=unit.path,
+        candidate = Candidate(text, chunk, rank, len(out), start, language, unit=unit.type, path=unit.path,
                               lead=lead)
         if kind != SENTENCE:
             candidate.notes[kind] = True
@@ -272,7 +267,7 @@ def code_after(candidate: Candidate) -> Candidate | None:
     if any(line.strip() and not FENCE.match(line) for line in text[end:start].split("\n")):
         return None
     block = Candidate(code, candidate.chunk, candidate.rank, candidate.position + 1, start, "en",
-                      unit_type=unit_types.CODE, path=unit.path)
+                      unit=unit_types.CODE, path=unit.path)
     block.notes["code"] = True
     return block
 
@@ -286,41 +281,46 @@ def items_after(candidate: Candidate) -> list[Candidate]:
     most `MAX_LIST_ITEMS`; [] for a unit that ends without a colon or introduces no list."""
     if not candidate.text.rstrip().endswith((":", "：")) or candidate.notes.get("code"):
         return []
-    text, units = candidate.chunk.text, chunk_units(candidate.chunk)
-    index = next((i for i, unit in enumerate(units) if unit.start <= candidate.start < unit.end), None)
-    if index is None:
-        return []
-    out: list[Candidate] = []
-    for quoted, start, language, _kind, unit, _lead in _quotable(text, units, (), False):
-        opens_item = text[max(0, unit.start - len(ITEM_MARKER)):unit.start] == ITEM_MARKER
-        if unit.type == unit_types.LIST_ITEM and unit.lead == index and opens_item and len(out) < MAX_LIST_ITEMS:
-            out.append(Candidate(quoted, candidate.chunk, candidate.rank, candidate.position + 1 + len(out), start,
-                                 language, unit_type=unit_types.LIST_ITEM, path=unit.path, lead=candidate.text))
-    return out
+    index = _unit_index(candidate)
+    return [] if index is None else _list_items(candidate, lambda _i, unit: unit.lead == index)
 
 
 def list_of(candidate: Candidate) -> list[Candidate]:
     """The items of the list a list item belongs to (the run of list items around it in its
     chunk), the first sentence of each, in list order, at most `MAX_LIST_ITEMS`; [] for a unit
     that is no list item."""
-    if candidate.unit_type != unit_types.LIST_ITEM:
-        return []
-    text, units = candidate.chunk.text, chunk_units(candidate.chunk)
-    index = next((i for i, unit in enumerate(units) if unit.start <= candidate.start < unit.end), None)
+    index = _unit_index(candidate) if candidate.unit == unit_types.LIST_ITEM else None
     if index is None:
         return []
+    units = chunk_units(candidate.chunk)
     first = last = index
     while first > 0 and units[first - 1].type == unit_types.LIST_ITEM:
         first -= 1
     while last + 1 < len(units) and units[last + 1].type == unit_types.LIST_ITEM:
         last += 1
-    members = {unit.start for unit in units[first:last + 1]}  # a unit's start is its identity in the chunk
+    return _list_items(candidate, lambda i, _unit: first <= i <= last)
+
+
+def _unit_index(candidate: Candidate) -> int | None:
+    """The index, among its chunk's units, of the unit a candidate quotes."""
+    return next((i for i, unit in enumerate(chunk_units(candidate.chunk))
+                 if unit.start <= candidate.start < unit.end), None)
+
+
+def _list_items(candidate: Candidate, belongs: Callable[[int, Unit], bool]) -> list[Candidate]:
+    """The first sentence of each list item of the candidate's chunk that `belongs` (its index
+    among the chunk's units, the unit), read as `chunk_candidates` reads it, in order, at most
+    `MAX_LIST_ITEMS`."""
+    text, units = candidate.chunk.text, chunk_units(candidate.chunk)
+    index = {unit.start: i for i, unit in enumerate(units)}  # a unit's start is its identity in the chunk
     out: list[Candidate] = []
     for quoted, start, language, _kind, unit, lead in _quotable(text, units, (), False):
         opens_item = text[max(0, unit.start - len(ITEM_MARKER)):unit.start] == ITEM_MARKER
-        if unit.start in members and opens_item and len(out) < MAX_LIST_ITEMS:
-            out.append(Candidate(quoted, candidate.chunk, candidate.rank, candidate.position, start, language,
-                                 unit_type=unit_types.LIST_ITEM, path=unit.path, lead=lead))
+        if unit.type == unit_types.LIST_ITEM and opens_item and belongs(index[unit.start], unit):
+            out.append(Candidate(quoted, candidate.chunk, candidate.rank, candidate.position + 1 + len(out), start,
+                                 language, unit=unit_types.LIST_ITEM, path=unit.path, lead=lead))
+            if len(out) == MAX_LIST_ITEMS:
+                break
     return out
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.text import HAN, NON_HAN_WORD, has_han
 
@@ -255,19 +255,28 @@ def _joined(blocks: list[Block]) -> tuple[str, tuple[Unit, ...]]:
     joiner = "" if all(has_han(b.text) for b in blocks) else " "
     text = ""
     units: list[Unit] = []
-    lead: int | None = None
     for i, block in enumerate(blocks):
         if i:
             text += "\n" if (block.opens or blocks[i - 1].own_line) else joiner
         text += block.marker
         start = len(text)
         text += block.text
-        if block.kind == LIST_ITEM:
-            units.append(Unit(LIST_ITEM, start, len(text), block.path, lead))
-            continue
         units.append(Unit(block.kind, start, len(text), block.path))
-        lead = i if block.kind in PROSE_TYPES else None
-    return text, tuple(units)
+    return text, _with_leads(units)
+
+
+def _with_leads(units: list[Unit]) -> tuple[Unit, ...]:
+    """The units with each list item's lead: the last prose unit before its list, unless a
+    heading, code block or table row stands between them."""
+    out: list[Unit] = []
+    lead: int | None = None
+    for i, unit in enumerate(units):
+        if unit.type == LIST_ITEM:
+            out.append(replace(unit, lead=lead))
+            continue
+        out.append(unit)
+        lead = i if unit.type in PROSE_TYPES else None
+    return tuple(out)
 
 
 def read_units(text: str) -> tuple[Unit, ...]:
@@ -275,16 +284,13 @@ def read_units(text: str) -> tuple[Unit, ...]:
     read as the chunker reads a document; a unit not found verbatim is left out."""
     units: list[Unit] = []
     cursor = 0
-    lead: int | None = None
     for block in _blocks(text, lines_are_paragraphs=True):
         start = text.find(block.text, cursor)
         if start < 0:
             continue
         cursor = start + len(block.text)
-        units.append(Unit(block.kind, start, cursor, block.path, lead if block.kind == LIST_ITEM else None))
-        if block.kind != LIST_ITEM:
-            lead = len(units) - 1 if block.kind in PROSE_TYPES else None
-    return tuple(units)
+        units.append(Unit(block.kind, start, cursor, block.path))
+    return _with_leads(units)
 
 
 @functools.lru_cache(maxsize=4096)
