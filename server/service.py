@@ -272,11 +272,14 @@ class Service:
 
     def readiness(self) -> tuple[bool, dict[str, Any]]:
         """(ready, body) for /readyz: models and indexes loaded, a valid router config serving, and no
-        served build changed on disk since it was opened (checks.builds.<kb>.changed says how)."""
+        served build changed on disk since it was opened (checks.builds.<kb>.changed says how).
+
+        `worker` is the answering process: each gunicorn worker keeps its own state, so an operator
+        (or a test) can tell which worker is behind."""
         try:
             self.require_ready()
         except NotReady as exc:
-            return False, {"ready": False, "reason": exc.message, "checks": {"loop": "not loaded"}}
+            return False, {"ready": False, "reason": exc.message, "worker": os.getpid(), "checks": {"loop": "not loaded"}}
         assert self.watcher is not None  # require_ready returned: the loop and its watcher are set
         # a build directory deleted under a live process (by hand: pruning never does) is not ready
         kbs = {name: kb.ready and kb.build_dir is not None and kb.build_dir.is_dir()
@@ -300,7 +303,7 @@ class Service:
         elif self.keys_error:
             self.keys_error = None
         reason = "; ".join(missing) or None
-        return reason is None, {"ready": reason is None, "reason": reason, "checks": checks}
+        return reason is None, {"ready": reason is None, "reason": reason, "worker": os.getpid(), "checks": checks}
 
     def llm_breaker(self) -> Any:
         """This worker's LLM circuit breaker (orchestration/compose/llm/breaker.py), None without an LLM."""
