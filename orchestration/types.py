@@ -91,9 +91,11 @@ class Citation:
     status: str | None = None
     page: int | None = None  # the page of a PDF the cited chunk comes from
     url: str | None = None  # the document's own address (metadata `url`): the one host its answer may link to
-    unit: str | None = None  # sentence, list_item, definition, table_row or code (None: not one unit)
+    unit: str | None = None  # sentence, list_item, definition, field, table_row or code (None: not one unit)
     section: str | None = None  # the heading the cited chunk falls under
     path: list[str] | None = None  # the headings the cited unit falls under, outermost first (None: not one unit)
+    name: str | None = None  # the documented name a cited field describes (a Sphinx setting, option ...)
+    version_notes: list[str] | None = None  # the cited field's version notes ("Changed in version 1.0")
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

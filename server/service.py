@@ -279,7 +279,8 @@ class Service:
         try:
             self.require_ready()
         except NotReady as exc:
-            return False, {"ready": False, "reason": exc.message, "worker": os.getpid(), "checks": {"loop": "not loaded"}}
+            return False, {"ready": False, "reason": exc.message, "worker": os.getpid(),
+                           "checks": {"loop": "not loaded"}}
         assert self.watcher is not None  # require_ready returned: the loop and its watcher are set
         # a build directory deleted under a live process (by hand: pruning never does) is not ready
         kbs = {name: kb.ready and kb.build_dir is not None and kb.build_dir.is_dir()

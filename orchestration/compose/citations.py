@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from orchestration.kb.units import FIELD
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Citation
 
@@ -83,10 +84,21 @@ class CitationBook:
                 page=_page(meta.get("page")),
                 url=_text_or_none(meta.get("url")),
                 unit=unit, section=_text_or_none(meta.get("section")),
-                path=list(path) if path is not None else None))
+                path=list(path) if path is not None else None,
+                **_field_metadata(chunk, sentence, unit)))
         return out
 
     def source_name(self, chunk: ScoredChunk) -> str:
         """How glue text names a chunk's origin: its `source` metadata, else its title, else its id."""
         meta = chunk.metadata or {}
         return str(meta.get("source") or chunk.title or meta.get("title") or chunk.doc_id)
+
+
+def _field_metadata(chunk: ScoredChunk, quoted: str, unit: str | None) -> dict[str, Any]:
+    """A cited field's name and version notes, as the ingest stored them (empty for other units)."""
+    if unit != FIELD or chunk.units is None:
+        return {}
+    for stored in chunk.units:
+        if stored.type == FIELD and stored.text_in(chunk.text) == quoted:
+            return {"name": stored.name, "version_notes": list(stored.notes) or None}
+    return {}

@@ -18,9 +18,10 @@ from dataclasses import dataclass, replace
 
 from core.text import HAN, NON_HAN_WORD, has_han
 
-from .formats.markup import FENCE, ITEM_LINE, ITEM_MARKER
+from .formats.markup import FENCE, FIELD_DESCRIPTION_LINE, ITEM_LINE, ITEM_MARKER, VERSION_NOTE
 from .formats.markup import TABLE_ROW as TABLE_ROW_LINE
-from .units import CODE, DEFINITION, HEADING, LIST_ITEM, PROSE_TYPES, SENTENCE, TABLE_ROW, Unit
+from .units import CODE, DEFINITION, FIELD, HEADING, LIST_ITEM, PROSE_TYPES, SENTENCE, TABLE_ROW, Unit
+from .units import VERSION_NOTE as VERSION_NOTE_UNIT
 
 # Sentence ends: ., !, ? (followed by space and a capital, digit, quote or bracket) and the
 # Chinese full stops, which need no following space.
@@ -38,6 +39,7 @@ _DEFINITION = re.compile(r"^(?P<term>[^\s.,;:!?。，；：][^.,;:!?。，；：
 _TERM_LAST_WORD_STOP = frozenset({"the", "a", "an", "of", "to", "and", "or", "is", "are", "was", "be", "that",
                                   "this", "there", "following", "as", "for", "with", "in", "on"})
 MAX_TERM_SIZE = 6  # words (CJK characters count half)
+_LABEL_DETAILS = re.compile(r"\s*\(.*$")  # "retention_days (type int, default 35)" -> "retention_days"
 
 
 def is_definition(paragraph: str) -> bool:
@@ -89,6 +91,7 @@ class Block:
     kind: str = SENTENCE
     path: tuple[str, ...] = ()
     opens: bool = False
+    name: str | None = None  # a field's documented name
 
     @property
     def heading(self) -> bool:
@@ -149,20 +152,28 @@ def _prose_blocks(text: str, section: str, path: tuple[str, ...], levels: tuple[
     heading path and heading levels in force at the end."""
     blocks: list[Block] = []
 
-    def sentences(body: list[str], item: bool) -> None:
+    def sentences(body: list[str], item: bool, field: str | None = None) -> None:
         if not body:
             return
         joined = " ".join(body) if not has_han(" ".join(body)) else "".join(body)
-        kind = LIST_ITEM if item else DEFINITION if is_definition(joined) else SENTENCE
+        kind = (LIST_ITEM if item else FIELD if field else VERSION_NOTE_UNIT if VERSION_NOTE.match(joined)
+                else DEFINITION if is_definition(joined) else SENTENCE)
         for i, sentence in enumerate(split_sentences(joined)):
-            blocks.append(Block(sentence, section, text_size(sentence), kind if i == 0 or item else SENTENCE,
-                                path, opens=i == 0))
+            # every sentence of an item is the item's, of a version note the note's
+            own = kind if i == 0 or kind in (LIST_ITEM, VERSION_NOTE_UNIT) else SENTENCE
+            blocks.append(Block(sentence, section, text_size(sentence), own, path, opens=i == 0,
+                                name=_LABEL_DETAILS.sub("", field).strip() if field and not i else None))
         body.clear()
 
     for paragraph in re.split(r"\n\s*\n", text):
         body: list[str] = []
         item = False
-        for line in paragraph.strip().splitlines():
+        lines = paragraph.strip().splitlines()
+        if len(lines) > 1 and FIELD_DESCRIPTION_LINE.match(lines[1]) and not ITEM_LINE.match(lines[0]):
+            label = lines[0].strip()  # a field: its label, then ": description" (formats/markup.py)
+            sentences([f"{label}: {FIELD_DESCRIPTION_LINE.sub('', lines[1]).strip()}", *lines[2:]], False, label)
+            continue
+        for line in lines:
             heading = _HEADING.match(line)
             if heading:
                 sentences(body, item)
@@ -228,8 +239,8 @@ def _split_long(block: Block, limit: int) -> list[Block]:
     else:
         words = block.text.split()
         parts = [" ".join(words[i:i + limit]) for i in range(0, len(words), limit)]
-    return [Block(p, block.section, text_size(p), block.kind, block.path, opens=block.opens and not i)
-            for i, p in enumerate(parts)]
+    return [Block(p, block.section, text_size(p), block.kind, block.path, opens=block.opens and not i,
+                  name=None if i else block.name) for i, p in enumerate(parts)]
 
 
 @dataclass
@@ -261,13 +272,14 @@ def _joined(blocks: list[Block]) -> tuple[str, tuple[Unit, ...]]:
         text += block.marker
         start = len(text)
         text += block.text
-        units.append(Unit(block.kind, start, len(text), block.path))
-    return text, _with_leads(units)
+        units.append(Unit(block.kind, start, len(text), block.path, name=block.name))
+    return text, _linked(units, text)
 
 
-def _with_leads(units: list[Unit]) -> tuple[Unit, ...]:
-    """The units with each list item's lead: the last prose unit before its list, unless a
-    heading, code block or table row stands between them."""
+def _linked(units: list[Unit], text: str) -> tuple[Unit, ...]:
+    """The units with their links: each list item's lead (the last prose unit before its list,
+    unless a heading, code block or table row stands between them) and each field's version
+    notes (those after it in the chunk that name it)."""
     out: list[Unit] = []
     lead: int | None = None
     for i, unit in enumerate(units):
@@ -276,7 +288,25 @@ def _with_leads(units: list[Unit]) -> tuple[Unit, ...]:
             continue
         out.append(unit)
         lead = i if unit.type in PROSE_TYPES else None
+        note = VERSION_NOTE.match(unit.text_in(text)) if unit.type == VERSION_NOTE_UNIT else None
+        owner = _owner(note, out) if note else None
+        if note and owner is not None and note.group("label") not in out[owner].notes:
+            out[owner] = replace(out[owner], notes=out[owner].notes + (note.group("label"),))
     return tuple(out)
+
+
+_NOTE_OWNER = re.compile(r"\s*\((?P<owner>[^()]+)\)")
+
+
+def _owner(note: re.Match[str], units: list[Unit]) -> int | None:
+    """The field a version note belongs to: the one it names ("Changed in version 1.0 (CACHE_DIR)",
+    as the reST and HTML readers write a note inside a description); none for a note that names
+    no field (a changelog's, or one on a class around several fields)."""
+    named = _NOTE_OWNER.match(note.string, note.end())
+    if named is None:
+        return None
+    return next((i for i in range(len(units) - 1, -1, -1)
+                 if units[i].type == FIELD and units[i].name == named.group("owner")), None)
 
 
 def read_units(text: str) -> tuple[Unit, ...]:
@@ -289,8 +319,8 @@ def read_units(text: str) -> tuple[Unit, ...]:
         if start < 0:
             continue
         cursor = start + len(block.text)
-        units.append(Unit(block.kind, start, cursor, block.path))
-    return _with_leads(units)
+        units.append(Unit(block.kind, start, cursor, block.path, name=block.name))
+    return _linked(units, text)
 
 
 @functools.lru_cache(maxsize=4096)

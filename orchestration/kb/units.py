@@ -6,8 +6,13 @@ the heading path it falls under:
 - `sentence`: a sentence of prose;
 - `list_item`: a sentence of a list item; `lead` is the unit introducing the list ("The tiers
   are:"), when that unit is in the same chunk;
-- `definition`: a term with its meaning on one line ("SLA - service level agreement",
-  "CACHE_DIR (default 35): where ...", an HTML `dl` or reST definition/field entry);
+- `definition`: a term with its meaning on one line ("SLA - service level agreement", an HTML
+  `dl` or reST definition/field-list entry);
+- `field`: a documented name's description (a Sphinx object directive, `.. py:data:: NAME`,
+  `.. confval:: name`): "CACHE_DIR (default 35): where ...", with `name` ("CACHE_DIR") and
+  `notes`, the version notes that follow it ("Changed in version 1.0"), as metadata;
+- `version_note`: "Changed in version 1.0: ...", "New in version 2.3." (any format): kept for
+  search, never quoted as an answer, so its version number never reads as a figure;
 - `heading`: a section title (its own path ends one level above it);
 - `code`: a fenced code block, fences included;
 - `table_row`: one `| a | b |` row.
@@ -24,10 +29,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-SENTENCE, LIST_ITEM, DEFINITION, HEADING, CODE, TABLE_ROW = (
-    "sentence", "list_item", "definition", "heading", "code", "table_row")
-UNIT_TYPES = (SENTENCE, LIST_ITEM, DEFINITION, HEADING, CODE, TABLE_ROW)
-PROSE_TYPES = frozenset({SENTENCE, LIST_ITEM, DEFINITION})  # read and quoted as text
+SENTENCE, LIST_ITEM, DEFINITION, HEADING, CODE, TABLE_ROW, FIELD, VERSION_NOTE = (
+    "sentence", "list_item", "definition", "heading", "code", "table_row", "field", "version_note")
+UNIT_TYPES = (SENTENCE, LIST_ITEM, DEFINITION, HEADING, CODE, TABLE_ROW, FIELD, VERSION_NOTE)  # stored by index
+PROSE_TYPES = frozenset({SENTENCE, LIST_ITEM, DEFINITION, FIELD})  # read and quoted as text
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,8 @@ class Unit:
         path: the headings it falls under, outermost first (a heading's own path excludes it).
         lead: the index, among the chunk's units, of the unit introducing its list (list items
             only; None when there is none or it lies in an earlier chunk).
+        name: the documented name a field describes (fields only).
+        notes: a field's version notes in this chunk, each as its label ("Changed in version 1.0").
     """
 
     type: str
@@ -47,6 +54,8 @@ class Unit:
     end: int
     path: tuple[str, ...] = ()
     lead: int | None = None
+    name: str | None = None
+    notes: tuple[str, ...] = ()
 
     def text_in(self, chunk_text: str) -> str:
         """The unit's text, cut from the chunk text it was read from."""
@@ -62,9 +71,11 @@ def units_to_json(units: Sequence[Unit]) -> str:
         if unit.path not in index:
             index[unit.path] = len(paths)
             paths.append(unit.path)
-        row = [UNIT_TYPES.index(unit.type), unit.start, unit.end, index[unit.path]]
-        if unit.lead is not None:
+        row: list = [UNIT_TYPES.index(unit.type), unit.start, unit.end, index[unit.path]]
+        if unit.lead is not None or unit.name is not None:
             row.append(unit.lead)
+        if unit.name is not None:
+            row.append({"name": unit.name, "notes": list(unit.notes)})
         rows.append(row)
     return json.dumps({"paths": [list(p) for p in paths], "units": rows}, ensure_ascii=False,
                       separators=(",", ":"))
@@ -76,5 +87,11 @@ def units_from_json(stored: str | None) -> tuple[Unit, ...] | None:
         return None
     data = json.loads(stored)
     paths = [tuple(p) for p in data["paths"]]
-    return tuple(Unit(UNIT_TYPES[row[0]], row[1], row[2], paths[row[3]], row[4] if len(row) > 4 else None)
-                 for row in data["units"])
+    return tuple(_unit(row, paths) for row in data["units"])
+
+
+def _unit(row: list, paths: list[tuple[str, ...]]) -> Unit:
+    """One stored row: [type, start, end, path] then, when set, lead, then a field's metadata."""
+    field = row[5] if len(row) > 5 else {}
+    return Unit(UNIT_TYPES[row[0]], row[1], row[2], paths[row[3]], row[4] if len(row) > 4 else None,
+                field.get("name"), tuple(field.get("notes", ())))

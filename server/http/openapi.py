@@ -80,7 +80,12 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
                      "snippet": STR, "published_at": NSTR, "status": NSTR,
                      "page": NINT,
                      "unit": {**NSTR, "description": "What the cited text is in its document: sentence, "
-                              "list_item, definition, table_row or code."},
+                              "list_item, definition, field, table_row or code."},
+                     "name": {**NSTR, "description": "For a field: the documented name it describes (a setting, "
+                              "an option, a function)."},
+                     "version_notes": {"type": ["array", "null"], "items": STR,
+                                       "description": "For a field: its version notes (\"Changed in version 1.0\"), "
+                                       "read as metadata, never quoted as text."},
                      "section": {**NSTR, "description": "The heading the cited chunk falls under."},
                      "path": {"type": ["array", "null"], "items": STR,
                               "description": "The headings the cited unit falls under, outermost first."},

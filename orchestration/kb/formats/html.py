@@ -19,7 +19,7 @@ from typing import Any
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
 from . import FormatError, Parsed
-from .markup import TEMPLATE_TAG, CleanText, one_line
+from .markup import OBJECT_KINDS, TEMPLATE_TAG, VERSION_NOTE, CleanText, one_line
 
 # Elements whose content is never the document's text.
 DROPPED_TAGS = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "canvas",
@@ -103,8 +103,11 @@ def _hidden(tag: Tag) -> bool:
 
 
 def _drop_chrome(root: Tag) -> None:
-    """Remove navigation, scripts, forms and the like (DROPPED_TAGS), hidden elements and comments."""
+    """Remove navigation, scripts, forms and the like (DROPPED_TAGS), hidden elements, comments and
+    permalink anchors (Sphinx's and MkDocs' `<a class="headerlink">¶</a>` after a heading or a name)."""
     for tag in root.find_all(DROPPED_TAGS):
+        tag.decompose()
+    for tag in root.find_all("a", class_="headerlink"):
         tag.decompose()
     for tag in [t for t in root.find_all(True) if _hidden(t)]:
         if not tag.decomposed:
@@ -131,6 +134,9 @@ class _Writer:
         self.out = CleanText()
         self.run: list[str] = []
         self.term = ""          # a <dt> waiting for its <dd>: "term: meaning"
+        self.field = False      # ... the <dt> of a Sphinx object description: its <dd> is a field
+        self.described: list[str] = []  # the names whose field descriptions (<dd>) we are in
+        self.name = ""          # the documented name of the last object description's <dt>
         self.item = False       # the next paragraph opens a list item
 
     def flush(self) -> None:
@@ -138,8 +144,15 @@ class _Writer:
         self.run = []
         if not text:
             return
+        if self.term and self.field:
+            self.out.field(self.term, text)
+            self.term, self.field = "", False
+            return
         if self.term:
             text, self.term = f"{self.term}: {text}", ""
+        note = VERSION_NOTE.match(text)
+        if note and self.described:  # "Changed in version 1.0 (CACHE_DIR): ...", as the reST reader says it
+            text = f"{note.group('label')} ({self.described[-1]}){text[note.end():]}"
         (self.out.item if self.item else self.out.paragraph)(text)
         self.item = False
 
@@ -169,6 +182,9 @@ class _Writer:
                 if self.term:  # a term without a meaning of its own (several <dt> for one <dd>)
                     self.out.paragraph(self.term)
                 self.term = one_line(child.get_text(" "))
+                self.field = _describes_an_object(child)
+                descname = child.find(class_="descname") if self.field else None
+                self.name = one_line(descname.get_text(" ")) if isinstance(descname, Tag) else self.term
             elif name == "li":  # its first paragraph is the item; what follows it (a nested list) stands apart
                 self.flush()
                 self.item = True
@@ -177,14 +193,27 @@ class _Writer:
                 self.item = False
             elif name == "dd":
                 self.run = []  # what stood between the <dt> and its <dd> is white space
+                described = self.field
+                if described:
+                    self.described.append(self.name)
                 self.walk(child)
                 self.flush()
+                if described:
+                    self.described.pop()
             elif name in _BLOCKS or name in _CONTAINERS and name != "span":
                 self.flush()
                 self.walk(child)
                 self.flush()
             else:  # inline: a, em, strong, code, span, abbr, ...
                 self.walk(child)
+
+
+def _describes_an_object(dt: Tag) -> bool:
+    """True for the <dt> of a Sphinx object description: `<dl class="py data">`, `<dl class="std confval">`."""
+    parent = dt.parent
+    if not isinstance(parent, Tag) or parent.name != "dl":
+        return False
+    return any(str(c).lower() in OBJECT_KINDS for c in parent.get("class") or [])
 
 
 def template_tag(soup: BeautifulSoup) -> str | None:

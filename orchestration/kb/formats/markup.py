@@ -7,6 +7,9 @@ The rule, written once here: the readers of each format write it, and the chunke
   is nothing, emphasis and inline-code marks are dropped);
 - headings: Markdown `#` lines (the chunker records them as the chunk's section and path);
 - list items: one `- item` line each, never glued to the next;
+- fields (a documented name's description: a Sphinx `py:data`, `confval` ...): the label on one
+  line, then `: description` (the chunker reads the two as one `field` unit);
+- version notes: a paragraph "Changed in version 1.0: ..." (`VERSION_NOTE`; the chunker types it);
 - code: fenced blocks (```lang ... ```), kept verbatim; a chunk holding one is flagged
   `has_code`, and the composer quotes one only when the question asks for configuration;
 - tables: one `| cell | cell |` line a row, kept for search, never quoted as a sentence.
@@ -30,6 +33,19 @@ HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
 ITEM_MARKER = "- "  # a list item's line starts with it
 ITEM_LINE = re.compile(r"^\s*- (?=\S)")
 IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+FIELD_MARKER = ": "  # the line after a field's label starts with it
+FIELD_DESCRIPTION_LINE = re.compile(r"^: (?=\S)")
+# The kinds of Sphinx object description (`.. py:data::`, `<dl class="py data">`): each documents one
+# name (a setting, a function, an option) and is read as a field.
+OBJECT_KINDS = frozenset({
+    "data", "function", "exception", "method", "classmethod", "staticmethod", "attribute", "property",
+    "decorator", "decoratormethod", "confval", "envvar", "option", "cmdoption", "describe", "object",
+    "setting", "member", "macro", "type", "var", "enum", "enumerator", "struct", "union", "concept",
+    "directive", "role", "event"})
+# "Changed in version 1.0", "New in version 2.3", "Deprecated since version 3.2" (Sphinx's wording,
+# in any format: reST directives, rendered HTML, Markdown changelogs)
+VERSION_NOTE = re.compile(r"^(?P<label>(?:New|Added|Changed|Deprecated|Removed) (?:in|since) version"
+                          r" v?\d+(?:\.\w+)*)(?=$|[\s:.,;(])")
 
 
 def is_markup(line: str) -> bool:
@@ -91,6 +107,15 @@ class CleanText:
         text = one_line(text)
         if text:
             self.blocks.append(ITEM_MARKER + text)
+
+    def field(self, label: str, description: str) -> None:
+        """A documented name's description: `label` ("CACHE_DIR (default 35)") on its own line,
+        then `: description`; without a description, the label as a sentence."""
+        label, description = one_line(label), one_line(description)
+        if label and description:
+            self.blocks.append(f"{label}\n{FIELD_MARKER}{description}")
+        elif label or description:
+            self.paragraph(f"{label}." if label else description)
 
     def code(self, code: str, language: str = "") -> None:
         """A code block, fenced; blank code is dropped."""

@@ -27,7 +27,7 @@ from docutils.utils import SystemMessage  # type: ignore[import-untyped]
 
 from . import FormatError, Parsed
 from .headers import header_metadata, header_text, snake, split_header
-from .markup import CleanText, one_line
+from .markup import OBJECT_KINDS, CleanText, one_line
 
 _SETTINGS = {
     "report_level": 5, "halt_level": 5, "file_insertion_enabled": False, "raw_enabled": False,
@@ -93,13 +93,8 @@ class _Container(_Lenient):
 
 
 # --- Sphinx object descriptions and version notes ---------------------------------------------
-# The kind (after the domain prefix: `py:data`, `std:confval`) of a directive describing one
-# documented name: a setting, a function, an option. Its name must travel with its description.
-OBJECT_KINDS = frozenset({
-    "data", "function", "exception", "method", "classmethod", "staticmethod", "attribute", "property",
-    "decorator", "decoratormethod", "confval", "envvar", "option", "cmdoption", "describe", "object",
-    "setting", "member", "macro", "type", "var", "enum", "enumerator", "struct", "union", "concept",
-    "directive", "role", "event"})
+# A directive describing one documented name (`py:data`, `std:confval`: OBJECT_KINDS after the
+# domain prefix) is written as a field: its name must travel with its description.
 # a version note as Sphinx renders it: never a bare number glued to the prose around it
 VERSION_NOTES = {"versionadded": "Added in version", "versionchanged": "Changed in version",
                  "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
@@ -129,11 +124,19 @@ class _Object(_Lenient):
         first = signature.splitlines()[0] if signature else ""
         match = _SIGNATURE_NAME.match(first)
         node = _Described(signature=signature, name=match.group(1) if match else first,
-                          details=[f"{key} {one_line(str(value)).strip('`')}" for key, value in
+                          details=[f"{key} {_option_text(str(value))}" for key, value in
                                    self.options.items() if key in ("type", "default") and value])
         if self.content:
             self.state.nested_parse(self.content, self.content_offset, node)
         return [node]
+
+
+_INLINE_ROLE = re.compile(r":(?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*:`([^`]*)`")
+
+
+def _option_text(value: str) -> str:
+    """An option's value as text: `:code-py:`str`` -> str, ``35`` -> 35 (options are not parsed as reST)."""
+    return one_line(_INLINE_ROLE.sub(lambda m: _shown(m.group(1)), value)).strip("`")
 
 
 class _VersionNote(_Lenient):
@@ -284,9 +287,9 @@ class _Writer:
         label = node["signature"] + (f" ({', '.join(node['details'])})" if node["details"] else "")
         rest = list(node.children)
         if rest and isinstance(rest[0], nodes.paragraph) and not _DEFAULT_LINE.match(_text(rest[0])):
-            self.out.paragraph(f"{label}: {_text(rest.pop(0))}")
+            self.out.field(label, _text(rest.pop(0)))
         elif label:
-            self.out.paragraph(label + ".")
+            self.out.field(label, "")
         self.described.append(node["name"])
         for child in rest:
             self.block(child, depth)

@@ -93,6 +93,49 @@ def test_a_sphinx_configuration_reference_keeps_each_setting_in_its_own_units():
     assert not any("None 1.0" in t or "MAX_WORKERS How" in t for t in texts)  # the finding's run-on text
 
 
+def test_a_sphinx_setting_is_a_field_with_its_name_and_its_version_notes_as_metadata():
+    chunk = chunk_text(parse_rst(SETTINGS_REFERENCE).text)[0]
+    fields = {u.name: u for u in chunk.units if u.type == "field"}
+    assert set(fields) == {"CACHE_DIR", "MAX_WORKERS", "retention_days", "TOOL_HOME", "uint8_t bits_per_digit"}
+    assert fields["CACHE_DIR"].text_in(chunk.text) == "CACHE_DIR: Where downloaded archives are kept between runs."
+    assert fields["CACHE_DIR"].notes == ("Changed in version 1.0",)
+    assert fields["MAX_WORKERS"].notes == ("Added in version 0.9",)
+    assert fields["retention_days"].notes == () and fields["TOOL_HOME"].notes == ()
+    notes = [u.text_in(chunk.text) for u in chunk.units if u.type == "version_note"]
+    assert notes == ["Changed in version 1.0 (CACHE_DIR): Relative paths are resolved against the project root.",
+                     "Added in version 0.9 (MAX_WORKERS)."]
+    assert units_from_json(units_to_json(chunk.units)) == chunk.units  # the metadata is stored
+
+
+def test_a_version_note_is_never_quoted_so_its_number_never_reads_as_a_figure():
+    # the finding: "Default: None 1.0 NEXT_SETTING": the version's number was a figure in the prose
+    quoted = [c.text for c in _candidates(parse_rst(SETTINGS_REFERENCE).text)]
+    assert "MAX_WORKERS default: 4." in quoted
+    assert "CACHE_DIR: Where downloaded archives are kept between runs." in quoted
+    assert not any("version" in text for text in quoted), quoted
+
+
+def test_a_sphinx_built_html_reference_reads_as_the_rest_source_does():
+    page = ('<html><body><main><h1>Configuration<a class="headerlink" href="#c">¶</a></h1>'
+            '<dl class="py data"><dt class="sig sig-object py" id="CACHE_DIR"><span class="sig-name descname">'
+            '<span class="pre">CACHE_DIR</span></span><a class="headerlink" href="#CACHE_DIR">¶</a></dt>'
+            '<dd><p>Where downloaded archives are kept between runs.</p><p>Default: <code>None</code></p>'
+            '<div class="versionchanged"><p><span class="versionmodified changed">Changed in version 1.0: </span>'
+            'Relative paths are resolved against the project root.</p></div></dd></dl>'
+            '<dl><dt>SLA</dt><dd>service level agreement</dd></dl></main></body></html>')
+    chunk = chunk_text(parse_html(page).text)[0]
+    units = [(u.type, u.text_in(chunk.text), u.name, u.notes) for u in chunk.units]
+    assert units == [
+        ("heading", "Configuration", None, ()),  # the permalink's ¶ is gone
+        ("field", "CACHE_DIR: Where downloaded archives are kept between runs.", "CACHE_DIR",
+         ("Changed in version 1.0",)),
+        ("definition", "Default: None", None, ()),
+        ("version_note", "Changed in version 1.0 (CACHE_DIR): Relative paths are resolved against the project root.",
+         None, ()),
+        ("definition", "SLA: service level agreement", None, ()),  # a plain dl stays a definition
+    ]
+
+
 def test_an_html_list_and_definition_list_are_items_and_definitions():
     page = ("<html><body><main><h1>Support</h1><p>Response times by plan:</p><ul><li>Basic: next business day"
             "</li><li>Premium: within 4 hours</li></ul><dl><dt>SLA</dt><dd>service level agreement</dd></dl>"

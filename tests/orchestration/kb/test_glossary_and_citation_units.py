@@ -37,3 +37,20 @@ def test_a_citation_says_what_it_quotes_and_under_which_heading():
     [citation] = book.citations()
     assert (citation.unit, citation.section) == ("sentence", "Support tiers")
     assert citation.snippet == "The Standard plan includes four support hours per period."
+
+
+def test_a_cited_setting_names_it_and_carries_its_version_notes():
+    from orchestration.kb.chunking import chunk_text
+    from orchestration.kb.formats.rst import parse_rst
+
+    from .test_sphinx_objects import SETTINGS_REFERENCE
+
+    stored = chunk_text(parse_rst(SETTINGS_REFERENCE).text)[0]
+    chunk = ScoredChunk(chunk_id="c0", kb="kb", text=stored.text, metadata={}, score=1.0, title="Settings",
+                        units=stored.units)
+    field = next(c for c in chunk_candidates(chunk, 0) if c.text.startswith("CACHE_DIR:"))
+    book = CitationBook()
+    book.cite(chunk, field.text, field.unit, field.path)
+    [citation] = book.citations()
+    assert (citation.unit, citation.name, citation.version_notes) == ("field", "CACHE_DIR", ["Changed in version 1.0"])
+    assert "version" not in citation.snippet

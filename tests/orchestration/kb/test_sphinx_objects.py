@@ -54,13 +54,14 @@ def _paragraphs(text: str) -> list[str]:
 
 def test_each_setting_opens_its_own_description_and_its_default():
     paragraphs = _paragraphs(parse_rst(SETTINGS_REFERENCE).text)
-    assert "CACHE_DIR: Where downloaded archives are kept between runs. See caching." in paragraphs
+    # a field: its label, then ": description" (formats/markup.py; the chunker reads one field unit)
+    assert "CACHE_DIR\n: Where downloaded archives are kept between runs. See caching." in paragraphs
     assert "CACHE_DIR default: None." in paragraphs
-    assert "MAX_WORKERS: How many archives are fetched at once." in paragraphs
+    assert "MAX_WORKERS\n: How many archives are fetched at once." in paragraphs
     assert "MAX_WORKERS default: 4." in paragraphs
-    assert "retention_days (type int, default 35): Days a finished job's logs are kept." in paragraphs
-    assert "TOOL_HOME: Overrides the home directory." in paragraphs
-    assert "uint8_t bits_per_digit: Bits per digit." in paragraphs
+    assert "retention_days (type int, default 35)\n: Days a finished job's logs are kept." in paragraphs
+    assert "TOOL_HOME\n: Overrides the home directory." in paragraphs
+    assert "uint8_t bits_per_digit\n: Bits per digit." in paragraphs
 
 
 def test_a_version_note_says_it_is_a_version_and_whose():
