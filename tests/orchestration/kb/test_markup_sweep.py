@@ -30,6 +30,8 @@ LEAKS = {
     "Markdown heading": re.compile(r"(?m)^#{1,6} "),
     "Markdown link address": re.compile(r"\]\(\s*(?:https?:|/|\.\.?/|#)"),
     "version note directive": re.compile(r"\b(?:versionadded|versionchanged|deprecated)::"),
+    # a version note is metadata: its number must never be quotable as a figure (issue 23)
+    "version note": re.compile(r"^(?:New|Added|Changed|Deprecated|Removed) (?:in|since) version \d"),
     # the clean text's own item marker or a bullet glyph ("* is expanded ..." and "5. Running all
     # backups" open real units: a glob and a numbered title)
     "list marker": re.compile(r"^\s*[-•▪]\s"),
