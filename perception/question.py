@@ -168,9 +168,25 @@ class Question:
 
 # --- reading ----------------------------------------------------------------------------------
 
+# "If I add a source, does ...?", "When you upgrade, how long ...?": a clause opening with a
+# conjunction and its own subject (no inverted auxiliary: "When was ..." is the question) only sets
+# the scene; the main clause after its comma says what is asked.
+_SCENE_CLAUSE = re.compile(
+    r"^\s*(?:if|when|whenever|once|after|before|while|although|unless)\s+"
+    r"(?!(?:is|are|was|were|does|do|did|can|could|has|have|had|should|will|would|must|may|shall|"
+    r"how|what|which|who|whom|whose|when|where|why)\b)"
+    r"[^,?]{3,}?,\s*(?=\S)", re.I)
+
+
+def main_clause(text: str) -> str:
+    """The question without a leading scene-setting clause ("If I add a source, "), or the text."""
+    return _SCENE_CLAUSE.sub("", text, count=1)
+
+
 def question_kind(kinds: tuple[QuestionKind, ...], text: str, action: str, quantitative: bool) -> QuestionKind | None:
-    """The first row of the table that reads the text, or None (an open question)."""
-    return next((row for row in kinds if row.matches(text, action, quantitative)), None)
+    """The first row of the table that reads the text's main clause, or None (an open question)."""
+    main = main_clause(text)
+    return next((row for row in kinds if row.matches(main, action, quantitative)), None)
 
 
 def read_question(config: PerceptionConfig, text: str, action: str = "lookup", quantitative: bool = False,

@@ -34,6 +34,22 @@ def test_which_thing_ranks_first_asks_for_the_thing_not_a_figure(ask):
     assert ask("Which city has the most rain?").slot == "place"
 
 
+def test_a_leading_if_or_when_clause_is_not_the_question(ask):
+    """The real-documentation dev set: "When I pass both --with and --without ..., which one wins?"
+    was read as asking for a date (a "When ..." opening) and refused for want of one; "If I add a
+    primary source ..., does Poetry still ...?" was no yes/no question. A clause that opens with
+    if/when and a subject (no inverted auxiliary) only sets the scene: the main clause asks."""
+    assert ask("When I run the backup twice, which snapshot is kept?").slot != "date"
+    assert ask("If I delete the cache, does the next build take longer?").slot == "yes_no"
+    assert ask("If the build fails, who is notified?").slot == "actor"
+    assert ask("When you upgrade the server, how long does the migration take?").slot == "duration"
+    # an inverted auxiliary after "when" is the question itself
+    assert ask("When was the cache introduced?").slot == "date"
+    assert ask("When did the server move, and who moved it?").slot == "date"
+    assert ask("When the cache fills up?").slot == "date"  # no main clause after it: nothing to read instead
+    assert ask("After how many days, roughly, is a cache entry dropped?").slot == "number"  # a wh-word asks
+
+
 def test_how_much_asks_for_an_amount_of_the_noun_that_follows(ask):
     """"How much leave do I earn ...?" was read as asking for money: a sentence giving days of
     leave never filled its slot."""
