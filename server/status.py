@@ -25,6 +25,7 @@ NOTHING_SEARCHED = {"en": "No knowledge base was searched.", "zh": "没有检索
 UNVERIFIED = {"en": "unverified", "zh": "未核实"}
 NOTE = {"en": "Note", "zh": "注意"}
 WHY = {"en": "Why", "zh": "原因"}
+PUNCTUATION = {"en": (" ", ": ", "."), "zh": ("", "：", "。")}  # between sentences, after a label, at the end
 OUTDATED = {"en": "the documents on this are outside the allowed age or time window",
             "zh": "相关文件超出了允许的时效或时间范围"}
 AGE_KINDS = ("too_old", "outside_window")
@@ -62,22 +63,24 @@ def _describe_task(task) -> str:
 
 def insufficient_text(perception: Perception, plan: Plan, verdict: Verdict | None = None,
                       attempts: Sequence[Verdict] = ()) -> str:
-    """A plain statement, in the query's language, that the KB does not answer, why and what was searched.
+    """A plain statement, in the query's language, that the KB does not answer, why (the refusing
+    finding's reason, written in that language: validation/reasons.py) and what was searched.
 
     Why: when an attempt's answer (`attempts`: every attempt's verdict, the final one
     included) was on the question and was set aside only for its sources' age or date, that is
     the reason ("the documents on this are outside the allowed age or window: ..."); else the
     refusing issue's detail (what was missing, the closest text found)."""
     lang = _lang(perception.language)
-    reasons = [i.detail for i in verdict.issues if i.kind in REFUSING] if verdict is not None else []
+    reasons = [i.text(lang) for i in verdict.issues if i.kind in REFUSING] if verdict is not None else []
     dated = _set_aside_for_age(attempts)
     if dated:
         reasons = [f"{OUTDATED[lang]}: {'; '.join(dated)}"]
-    why = f" {WHY[lang]}: {reasons[0]}." if reasons else ""
+    space, colon, stop = PUNCTUATION[lang]
+    why = f"{space}{WHY[lang]}{colon}{reasons[0]}{stop}" if reasons else ""
     if not plan.tasks:
-        return f"{INSUFFICIENT[lang]}{why} {NOTHING_SEARCHED[lang]}"
+        return f"{INSUFFICIENT[lang]}{why}{space}{NOTHING_SEARCHED[lang]}"
     searched = "; ".join(_describe_task(t) for t in plan.tasks)
-    return f"{INSUFFICIENT[lang]}{why} {SEARCHED[lang]}: {searched}."
+    return f"{INSUFFICIENT[lang]}{why}{space}{SEARCHED[lang]}{colon}{searched}{stop}"
 
 
 def _set_aside_for_age(attempts: Sequence[Verdict]) -> list[str]:

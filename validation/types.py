@@ -13,6 +13,7 @@ from typing import Any
 
 from core.vocab import ISSUE_KINDS  # noqa: F401 - re-exported: check -> issue kinds
 from orchestration.router.adjust import Adjustment  # noqa: F401 - re-exported: what validation asks the router
+from validation.reasons import Reason
 
 
 @dataclass
@@ -25,7 +26,9 @@ class Issue:
         claim: index of the claim in Answer.claims, or None when not about one claim.
         chunk_id: the cited chunk concerned, if any.
         entity: the comparison entity concerned, if any.
-        detail: a sentence a person can read (what was expected, what was found).
+        detail: a sentence a person can read (what was expected, what was found), in English.
+        reason: for a refusing finding, the reason as data (validation/reasons.py), which the
+            service writes in the question's language.
     """
 
     check: str
@@ -34,9 +37,14 @@ class Issue:
     claim: int | None = None
     chunk_id: str | None = None
     entity: str | None = None
+    reason: Reason | None = None
+
+    def text(self, language: str = "en") -> str:
+        """What was found, in `language` when the finding carries a reason (else its English detail)."""
+        return self.reason.text(language) if self.reason is not None else self.detail
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return dict(self.__dict__, reason=self.reason.to_dict() if self.reason is not None else None)
 
 
 @dataclass

@@ -113,7 +113,10 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
                  "context_budget_words": INT, "config_version": STR, "notes": _arr(STR),
                  "excluded_chunks": _arr(STR), "dropped_claims": _arr(STR)})
     issue = _obj({"check": STR, "kind": STR, "detail": STR, "claim": {"type": ["integer", "null"]},
-                  "chunk_id": NSTR, "entity": NSTR})
+                  "chunk_id": NSTR, "entity": NSTR,
+                  "reason": {"type": ["object", "null"], "description": "A refusing finding's reason as data: "
+                             "`code` and `values` (validation/reasons.py); the answer writes it in the "
+                             "question's language."}})
     hint = _obj({"action": STR, "reason": STR, "params": OBJ})
     verdict = _obj({"ok": BOOL, "issues": _arr(issue), "hints": _arr(hint), "checks_run": _arr(STR)})
     attempt = _obj({"attempt": INT, "hints_in": _arr(hint), "evidence": _arr(STR), "answer": STR,

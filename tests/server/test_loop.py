@@ -106,6 +106,20 @@ def test_unanswerable_question_is_insufficient_and_says_what_was_searched(loop, 
     assert "manuals" in body["answer"] and body["citations"] == []
 
 
+def test_a_chinese_refusal_says_why_in_chinese(loop):
+    """Issue 24: the refusal names what the question asked and the closest unit "in the question's
+    language"; a Chinese question's reason was English ("原因: the question asks for a amount ...")."""
+    body = _ask(loop, "E4027 故障码的维修费用是多少？")
+    assert body["status"] == "insufficient", body["answer"]
+    answer = body["answer"]
+    assert "原因：问题问的是金额或数量" in answer and "最接近的是：“" in answer and "已检索：" in answer, answer
+    why = answer.split("原因：")[1].split("已检索：")[0]
+    assert not re.search(r"\b(?:the|question|asks|closest)\b", why), why  # no English sentence in it
+    [issue] = [i for i in body["validation"]["issues"] if i["kind"] == "unanswered"]
+    assert issue["reason"]["code"] == "slot_unfilled" and issue["reason"]["values"]["slot"] == "amount"
+    assert issue["detail"].startswith("the question asks for an amount")  # the trace keeps the English
+
+
 @pytest.mark.parametrize("query, closest", [
     # the documents mention reimbursing insurance payments and travel costs, never an internet allowance
     ("What is the monthly internet reimbursement?", "closest"),

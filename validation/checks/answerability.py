@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from core.reading.identifiers import names_identifier, names_operator
 from orchestration.focus import Focus  # the question's focus and slot test, shared with the composer
@@ -49,6 +50,7 @@ from perception.slots import SHORT_QUESTION_WORDS
 from perception.types import Perception
 from validation import text as tx
 from validation.context import CheckContext
+from validation.reasons import Reason
 from validation.types import Issue
 
 CHECK = "answerability"
@@ -99,8 +101,8 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
                 if (reading := _read(k, claim, answer, chunks, focus)) is not None]
     if not readings:
         return []  # no claim cites the evidence: the evidence check reports that
-    problem = _problem(focus, readings, answer, chunks, perception)
-    return [] if problem is None else [Issue(CHECK, "unanswered", problem)]
+    reason = _problem(focus, readings, answer, chunks, perception)
+    return [] if reason is None else [Issue(CHECK, "unanswered", reason.text("en"), reason=reason)]
 
 
 def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChunk], focus: Focus
@@ -119,30 +121,27 @@ def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChun
 
 
 def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks: dict[str, ScoredChunk],
-             perception: Perception) -> str | None:
+             perception: Perception) -> Reason | None:
     """What keeps the answer from answering, or None when it does."""
     missing_sources = perception.constraints.unknown_sources
     if missing_sources:
-        return (f"the question asks about {', '.join(repr(s) for s in missing_sources)}; no knowledge base holds "
-                f"documents from {'it' if len(missing_sources) == 1 else 'them'}")
+        return Reason("unknown_source", {"sources": list(missing_sources)})
     cited = _cited_chunks(readings, answer, chunks)
     texts = [f"{c.title}\n{c.text}" for c in cited]
     unnamed = [i for i in focus.identifiers if not any(names_identifier(i, text) for text in texts)]
     unnamed += [o for o in focus.operators if not any(names_operator(o, text) for text in texts)]
     if unnamed:
-        return (f"the cited sources never name {', '.join(repr(i) for i in unnamed)}, the one thing the "
-                f"question asks about")
+        return Reason("unnamed", {"names": unnamed})
     periods = list(focus.periods) or ([year] if (year := _asked_year(perception)) else [])
     undated = [c for c in cited if not _dated(c)]
     for period in periods:
         if undated and len(undated) == len(cited) and not any(_names_period(period, c) for c in undated):
-            return f"the question asks about {period}; the cited sources are undated and never mention {period}"
+            return Reason("undated_period", {"period": period})
     named = _names_share(focus, cited)
     # half the names asked about, but two are enough (a multi-part question's names are spread
     # over its parts, and each cited source speaks to one part)
     if focus.names and named * len(focus.names) < min(MIN_NAME_SHARE * len(focus.names), 2) - 1e-9:
-        return (f"the cited sources do not mention {', '.join(repr(n) for n in focus.names)}, which the "
-                f"question asks about")
+        return Reason("names_missing", {"names": list(focus.names)})
     # the answer model ranked the units: the question's probability of being answered, from its
     # best unit's probability and the rules' verdict on that unit (a feature, weighted as fitted;
     # read on the best unit alone, so the context quoted with it does not change the verdict)
@@ -157,7 +156,7 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
 
 
 def rule_problem(focus: Focus, readings: list[ClaimReading], answer: Answer, cited: list[ScoredChunk],
-                 perception: Perception) -> str | None:
+                 perception: Perception) -> Reason | None:
     """Conditions 2 and 3 (term coverage, the slot filled by a sentence on the question's topic):
     what the rules find missing, or None."""
     answer_tokens = {t for r in readings for t in tokenize(r.text)}
@@ -172,20 +171,16 @@ def rule_problem(focus: Focus, readings: list[ClaimReading], answer: Answer, cit
     needed_share = min(share, MAX_NEEDED_TERMS / focus.total) if focus.predicate else 0.0
     if coverage < needed_share - 1e-9:
         missing = _as_written(focus, focus.missing(answer_tokens))
-        return (f"no cited sentence is about {', '.join(repr(m) for m in missing[:6])} of the question "
-                f"(covers {coverage:.0%} of its terms, needs {needed_share:.0%}); "
-                f"closest: \"{_closest(focus, cited)}\"")
+        return Reason("terms_missing", {"missing": missing[:6], "coverage": coverage, "needed": needed_share,
+                                        "closest": _closest(focus, cited)})
     # the sentence stating the asked-for kind of fact must itself be on the question: at least
     # two of its predicate terms, or a third of them when there are fewer than six
     needed = min(MIN_SLOT_COVERAGE, 2 / focus.total) if focus.predicate else 0.0
     on_focus = [r for r in readings if r.coverage >= needed - 1e-9]
     if not on_focus:
-        return (f"no single cited sentence speaks to the question (each carries under {needed:.0%} of its "
-                f"terms); closest: \"{_closest(focus, cited)}\"")
+        return Reason("off_topic", {"needed": needed, "closest": _closest(focus, cited)})
     if not any(r.fills for r in on_focus):
-        about = f" that '{focus.head}' refers to" if focus.head else ""
-        return (f"the question asks for a {focus.slot.replace('_', '/')}{about} and no cited sentence on its "
-                f"topic states one; closest: \"{_closest(focus, cited)}\"")
+        return Reason("slot_unfilled", {"slot": focus.slot, "head": focus.head, "closest": _closest(focus, cited)})
     return None
 
 
@@ -198,8 +193,8 @@ def answered_probability(best: float, rule_says_unanswered: bool, refusal: dict)
     return 1.0 / (1.0 + math.exp(-z))
 
 
-def _model_problem(best: float, rule: str | None, scoring: dict, focus: Focus, cited: list[ScoredChunk]
-                   ) -> str | None:
+def _model_problem(best: float, rule: Reason | None, scoring: dict, focus: Focus, cited: list[ScoredChunk]
+                   ) -> Reason | None:
     """When the answer model ranked the units: the answer stands if the question's probability of
     being answered (`answered_probability`) reaches the refusal threshold chosen on dev for
     false refusal <= 0.08 (docs/ANSWER_MODEL.md); else what the question asked and the closest
@@ -209,16 +204,11 @@ def _model_problem(best: float, rule: str | None, scoring: dict, focus: Focus, c
     answered = answered_probability(best, rule is not None, refusal) if refusal else best
     if answered >= threshold:
         return None
-    asked = f"a {focus.slot.replace('_', '/')}" if focus.slot != "fact" else "a fact"
     best_units = [u for u in scoring.get("best") or [] if u.get("text")]
-    if best_units:
-        closest = "; ".join(f"\"{_short(str(u['text']), 120)}\" (p={float(u.get('p', 0)):.2f})" for u in best_units[:3])
-    else:
-        closest = f"\"{_short(_closest(focus, cited))}\""
-    rules = f"; the rules add: {rule.split('; closest:')[0]}" if rule else ""
-    return (f"the question asks for {asked}; no unit of the evidence answers it with enough confidence "
-            f"(best unit p={best:.2f}, answered p={answered:.2f}, refused below {threshold:.2f}){rules}; "
-            f"closest: {closest}")
+    closest: Any = ([(_short(str(u["text"]), 120), float(u.get("p", 0))) for u in best_units[:3]] if best_units
+                    else _short(_closest(focus, cited)))
+    return Reason("low_probability", {"slot": focus.slot, "best": best, "answered": answered, "threshold": threshold,
+                                      "rules": rule, "closest": closest})
 
 
 def _as_written(focus: Focus, terms: Sequence[str]) -> list[str]:

@@ -22,6 +22,7 @@ from orchestration.types import Answer
 from perception.types import Perception
 from validation import text as tx
 from validation.context import CheckContext
+from validation.reasons import Reason
 from validation.types import Issue
 
 CHECK = "evidence"
@@ -42,16 +43,18 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
         context: unused.
     """
     if not evidence:
-        return [Issue(CHECK, "no_evidence", "retrieval returned no evidence for this query")]
+        return [_refusal(Reason("no_evidence"))]
     absent = _absent_subjects(perception, evidence)
     if absent is not None:
-        return [Issue(CHECK, "no_evidence", f"the evidence never mentions {', '.join(repr(a) for a in absent)}, "
-                      f"which the question is about")]
+        return [_refusal(Reason("subjects_absent", {"names": list(absent)}))]
     if not _cites_evidence(answer, {chunk.chunk_id for chunk in evidence}):
         stated = sum(1 for c in answer.claims if c.kind != "notice")
-        return [Issue(CHECK, "no_evidence", f"{len(evidence)} evidence chunk(s) were found but none is "
-                      f"cited by a claim of the answer ({stated} non-notice claim(s))")]
+        return [_refusal(Reason("nothing_cited", {"found": len(evidence), "stated": stated}))]
     return []
+
+
+def _refusal(reason: Reason) -> Issue:
+    return Issue(CHECK, "no_evidence", reason.text("en"), reason=reason)
 
 
 def _absent_subjects(perception: Perception | None, evidence: Sequence[ScoredChunk]) -> list[str] | None:
