@@ -26,6 +26,7 @@ UNVERIFIED = {"en": "unverified", "zh": "未核实"}
 NOTE = {"en": "Note", "zh": "注意"}
 WHY = {"en": "Why", "zh": "原因"}
 PUNCTUATION = {"en": (" ", ": ", "."), "zh": ("", "：", "。")}  # between sentences, after a label, at the end
+LIST_SEPARATOR = {"en": "; ", "zh": "；"}
 OUTDATED = {"en": "the documents on this are outside the allowed age or time window",
             "zh": "相关文件超出了允许的时效或时间范围"}
 AGE_KINDS = ("too_old", "outside_window")
@@ -72,9 +73,9 @@ def insufficient_text(perception: Perception, plan: Plan, verdict: Verdict | Non
     refusing issue's detail (what was missing, the closest text found)."""
     lang = _lang(perception.language)
     reasons = [i.text(lang) for i in verdict.issues if i.kind in REFUSING] if verdict is not None else []
-    dated = _set_aside_for_age(attempts)
+    dated = _set_aside_for_age(attempts, lang)
     if dated:
-        reasons = [f"{OUTDATED[lang]}: {'; '.join(dated)}"]
+        reasons = [OUTDATED[lang] + PUNCTUATION[lang][1] + LIST_SEPARATOR[lang].join(dated)]
     space, colon, stop = PUNCTUATION[lang]
     why = f"{space}{WHY[lang]}{colon}{reasons[0]}{stop}" if reasons else ""
     if not plan.tasks:
@@ -83,13 +84,13 @@ def insufficient_text(perception: Perception, plan: Plan, verdict: Verdict | Non
     return f"{INSUFFICIENT[lang]}{why}{space}{SEARCHED[lang]}{colon}{searched}{stop}"
 
 
-def _set_aside_for_age(attempts: Sequence[Verdict]) -> list[str]:
-    """Details of the age/window issues of the first attempt that answered the question."""
+def _set_aside_for_age(attempts: Sequence[Verdict], lang: str) -> list[str]:
+    """What the age/window issues of the first attempt that answered the question say, in `lang`."""
     for verdict in attempts:
         kinds = {i.kind for i in verdict.issues}
         if kinds & set(REFUSING):
             continue
-        dated = [i.detail for i in verdict.issues if i.kind in AGE_KINDS]
+        dated = [i.text(lang) for i in verdict.issues if i.kind in AGE_KINDS]
         if dated:
             return list(dict.fromkeys(dated))[:2]
     return []
@@ -108,14 +109,14 @@ def flag_issues(answer: Answer, verdict: Verdict, language: str) -> str:
     lang = _lang(language)
     text = answer.text
     by_claim = _kinds_by_claim(answer, verdict)
-    general = [i.detail for i in verdict.issues if i.claim is None or i.claim >= len(answer.claims)]
+    general = [i.text(lang) for i in verdict.issues if i.claim is None or i.claim >= len(answer.claims)]
     for index, kinds in sorted(by_claim.items()):
         claim = answer.claims[index].text
         marker = f" [{UNVERIFIED[lang]}: {', '.join(dict.fromkeys(kinds))}]"
         if claim in text:
             text = text.replace(claim, claim + marker, 1)
     if general:
-        text += f"\n\n{NOTE[lang]}: " + " ".join(dict.fromkeys(general))
+        text += f"\n\n{NOTE[lang]}{PUNCTUATION[lang][1]}" + PUNCTUATION[lang][0].join(dict.fromkeys(general))
     return text
 
 
@@ -143,10 +144,10 @@ def _leave_out_issues(answer: Answer, verdict: Verdict, lang: str) -> str:
         n = len(left_out)
         notes.append(LEFT_OUT[lang].format(n=n, s="" if n == 1 else "s", kinds=kinds))
     quoted = [strip_markers(c).strip() for c in left_out]
-    notes += [i.detail for i in verdict.issues if (i.claim is None or i.claim >= len(answer.claims))
+    notes += [i.text(lang) for i in verdict.issues if (i.claim is None or i.claim >= len(answer.claims))
               and not any(q and q[:40] in i.detail for q in quoted)]
     if notes:
-        text += f"\n\n{NOTE[lang]}: " + " ".join(dict.fromkeys(notes))
+        text += f"\n\n{NOTE[lang]}{PUNCTUATION[lang][1]}" + PUNCTUATION[lang][0].join(dict.fromkeys(notes))
     return text
 
 

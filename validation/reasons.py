@@ -1,8 +1,10 @@
-"""Why an answer is refused, as data: a reason code and its values, written in either language.
+"""What a finding says to the user, as data: a reason code and its values, in either language.
 
-A refusing finding (`unanswered`, `no_evidence`) carries a `Reason`; the service writes it in
-the question's language (server/status.py), the English text is the finding's `detail` (the
-trace, the logs). One table holds both wordings of each reason, so they cannot drift apart.
+A finding the answer text shows (a refusal's reason: `unanswered`, `no_evidence`, a source set
+aside for its age or date; a note: `conflicting_sources`, `missing_side`) carries a `Reason`;
+the service writes it in the question's language (server/status.py), the English text is the
+finding's `detail` (the trace, the logs). One table holds both wordings of each reason, so
+they cannot drift apart.
 
 Values are language-neutral: names and terms as the question or the documents wrote them,
 shares as fractions, probabilities, quoted units. `text()` quotes and joins them per language.
@@ -10,7 +12,7 @@ shares as fractions, probabilities, quoted units. `text()` quotes and joins them
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,9 +54,22 @@ TEMPLATES: dict[str, tuple[str, str]] = {
     "no_evidence": ("retrieval returned no evidence for this query", "检索没有找到与这个问题相关的证据"),
     "subjects_absent": ("the evidence never mentions {names}, which the question is about",
                         "证据中从未提到问题所涉及的 {names}"),
+    "outside_window": ("{chunk} is dated {day}, outside the query's window {start} to {end} ({window})",
+                       "{chunk} 的日期是 {day}，不在问题的时间范围 {start} 至 {end}（{window}）之内"),
+    "too_old": ("{chunk} is dated {day}, {age} days before {now}; knowledge base {kb} allows {limit} days",
+                "{chunk} 的日期是 {day}，比 {now} 早 {age} 天；知识库 {kb} 只允许 {limit} 天"),
+    "conflicting_sources": ("sources disagree: {mine} says {claim} while {other} says {sentence}; "
+                            "prefer {preferred} ({rule})",
+                            "来源不一致：{mine} 说 {claim}，而 {other} 说 {sentence}；以 {preferred} 为准（{rule}）"),
+    "missing_side": ("the comparison side {side} is not covered by any cited claim; {elsewhere}",
+                     "比较的一方 {side} 没有任何引用的陈述覆盖；{elsewhere}"),
     "nothing_cited": ("{found} evidence chunk(s) were found but none is cited by a claim of the answer "
                       "({stated} non-notice claim(s))",
                       "找到了 {found} 个证据片段，但回答中没有任何陈述引用它们"),
+}
+# the words a few values are written with (the rule that picks a source, what evidence was found)
+WORDS = {
+    "higher credibility": "可信度更高", "newer": "更新", "ranked first (no rule decides)": "排名第一（没有规则能决定）",
 }
 # a reason's text up to its "closest: ..." part, as another reason quotes it ("the rules add: ...")
 _BRIEF_CUT = {"en": "; closest:", "zh": "；最接近的是："}
@@ -104,6 +119,16 @@ def _written(key: str, value: Any, lang: str) -> str:
         return _closest(value, lang)
     if key == "head":
         return str(value)
+    if key in ("claim", "sentence"):
+        return _quoted(str(value), lang)
+    if key in ("side", "kb", "window"):
+        return f"'{value}'" if lang == "en" else _quoted(str(value), lang)
+    if key == "rule":
+        return str(value) if lang == "en" else WORDS.get(str(value), str(value))
+    if key == "elsewhere":
+        return _elsewhere(value, lang)
+    if key in ("mine", "other", "preferred"):
+        return _source(value, lang)
     if isinstance(value, (list, tuple)):  # names and terms: 'x', 'y' / “x”、“y”
         if lang == "en":
             return ", ".join(repr(str(v)) for v in value)
@@ -121,6 +146,22 @@ def _derived(values: Mapping[str, Any], lang: str) -> dict[str, str]:
         head = values.get("head") or ""
         out["about"] = "" if not head else (f" that '{head}' refers to" if lang == "en" else f"（与“{head}”有关）")
     return {k: v for k, v in out.items() if k not in values}
+
+
+def _source(value: Mapping[str, str], lang: str) -> str:
+    """A source as a note names it: its title, then its source name and date."""
+    extra = ", ".join(x for x in (value.get("source"), value.get("date")) if x)
+    title = f"'{value.get('title', '')}'" if lang == "en" else _quoted(str(value.get("title", "")), lang)
+    return title + (f" ({extra})" if extra else "")
+
+
+def _elsewhere(value: Sequence[str], lang: str) -> str:
+    """What evidence mentions a comparison side without being cited (chunk ids; none: nothing does)."""
+    ids = ", ".join(value[:3])
+    if lang == "en":
+        return f"{len(value)} evidence chunk(s) mention it but are not cited ({ids})" if value else \
+            "no evidence chunk mentions it"
+    return f"有 {len(value)} 个证据片段提到它但没有被引用（{ids}）" if value else "没有证据片段提到它"
 
 
 def _closest(value: Any, lang: str) -> str:

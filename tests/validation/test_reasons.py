@@ -36,3 +36,20 @@ def test_every_template_has_both_languages_and_an_unknown_code_is_refused():
     assert all(len(pair) == 2 and all(pair) for pair in TEMPLATES.values())
     with pytest.raises(ValueError, match="unknown refusal reason 'nope'"):
         Reason("nope")
+
+
+def test_a_note_about_disagreeing_sources_or_a_missing_side_reads_in_chinese_too():
+    """RGB zh: a Chinese answer's note read "注意: sources disagree: '' (rgbzh_q131_pos) says ..."."""
+    source = {"title": "东方-2022", "source": "新华社", "date": "2022-08-31"}
+    other = {"title": "东方-2022", "source": "", "date": ""}
+    reason = Reason("conflicting_sources", {"mine": source, "claim": "演习于8月31日开幕。", "other": other,
+                                            "sentence": "演习于9月1日开幕。", "preferred": source, "rule": "newer"})
+    assert reason.text("zh") == ("来源不一致：“东方-2022” (新华社, 2022-08-31) 说 “演习于8月31日开幕。”，"
+                                 "而 “东方-2022” 说 “演习于9月1日开幕。”；"
+                                 "以 “东方-2022” (新华社, 2022-08-31) 为准（更新）")
+    assert reason.text("en").startswith("sources disagree: '东方-2022' (新华社, 2022-08-31) says "
+                                        "\"演习于8月31日开幕。\"")
+    side = Reason("missing_side", {"side": "B737", "elsewhere": ["b#0", "b#1"]})
+    assert side.text("en") == ("the comparison side 'B737' is not covered by any cited claim; 2 evidence chunk(s) "
+                               "mention it but are not cited (b#0, b#1)")
+    assert side.text("zh") == "比较的一方 “B737” 没有任何引用的陈述覆盖；有 2 个证据片段提到它但没有被引用（b#0, b#1）"

@@ -28,6 +28,7 @@ from perception.comparison import comparison_sides as perceived_sides
 from perception.types import Entity, Perception
 from validation import text as tx
 from validation.context import CheckContext
+from validation.reasons import Reason
 from validation.types import Issue
 
 CHECK = "comparison"
@@ -98,10 +99,9 @@ def _missing_sides(sides: list[Entity], answer: Answer, evidence: Sequence[Score
             continue
         else:
             elsewhere = [c.chunk_id for c in evidence if _mentioned(side, f"{c.title}\n{c.text}")]
-        found = (f"{len(elsewhere)} evidence chunk(s) mention it but are not cited ({', '.join(elsewhere[:3])})"
-                 if elsewhere else "no evidence chunk mentions it")
-        issues.append(Issue(CHECK, "missing_side", f"the comparison side {side.text!r} is not covered by "
-                            f"any cited claim; {found}", entity=side.normalized or side.text))
+        reason = Reason("missing_side", {"side": side.text, "elsewhere": elsewhere})
+        issues.append(Issue(CHECK, "missing_side", reason.text("en"), entity=side.normalized or side.text,
+                            reason=reason))
     return issues
 
 

@@ -29,6 +29,7 @@ from orchestration.types import Answer
 from perception.types import Perception
 from validation import text as tx
 from validation.context import CheckContext
+from validation.reasons import Reason
 from validation.types import Issue
 
 CHECK = "conflict"
@@ -65,9 +66,9 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
             if not _same_subject(mine, chunk):
                 continue
             seen.add((cited[0], chunk.chunk_id))
-            issues.append(Issue(CHECK, "conflicting_sources", _detail(mine, chunk, tx.strip_markers(claim.text),
-                                                                      sentence, ours, theirs),
-                                chunk_id=chunk.chunk_id))
+            reason = _reason(mine, chunk, tx.strip_markers(claim.text), sentence)
+            issues.append(Issue(CHECK, "conflicting_sources", reason.text("en"), chunk_id=chunk.chunk_id,
+                                reason=reason))
     return issues
 
 
@@ -99,12 +100,10 @@ def _status(chunk: ScoredChunk) -> str:
     return str(chunk.metadata.get("status") or "").lower()
 
 
-def _describe(chunk: ScoredChunk) -> str:
-    """'title' (source, date) of a chunk."""
+def _describe(chunk: ScoredChunk) -> dict[str, str]:
+    """A chunk as a note names it: its title, source and date (validation/reasons.py writes it)."""
     date = str(chunk.metadata.get("published_at") or chunk.metadata.get("updated_at") or "")[:10]
-    source = str(chunk.metadata.get("source") or "")
-    extra = ", ".join(x for x in (source, date) if x)
-    return f"'{chunk.title}'" + (f" ({extra})" if extra else "")
+    return {"title": chunk.title or "", "source": str(chunk.metadata.get("source") or ""), "date": date}
 
 
 def _preferred(a: ScoredChunk, b: ScoredChunk) -> tuple[ScoredChunk, str]:
@@ -118,9 +117,9 @@ def _preferred(a: ScoredChunk, b: ScoredChunk) -> tuple[ScoredChunk, str]:
     return a, "ranked first (no rule decides)"
 
 
-def _detail(mine: ScoredChunk, other: ScoredChunk, claim: str, sentence: str, ours: frozenset[str],
-            theirs: frozenset[str]) -> str:
+def _reason(mine: ScoredChunk, other: ScoredChunk, claim: str, sentence: str) -> Reason:
     """Both statements, both sources, and which one to prefer by which rule."""
     best, rule = _preferred(mine, other)
-    return (f"sources disagree: {_describe(mine)} says \"{claim}\" while {_describe(other)} says "
-            f"\"{sentence.strip()}\"; prefer {_describe(best)} ({rule})")
+    return Reason("conflicting_sources", {"mine": _describe(mine), "claim": claim, "other": _describe(other),
+                                          "sentence": sentence.strip(), "preferred": _describe(best),
+                                          "rule": rule})

@@ -30,6 +30,7 @@ from orchestration.types import Answer
 from perception.question import Question
 from perception.types import Perception, TimeWindow
 from validation.context import CheckContext
+from validation.reasons import Reason
 from validation.types import Issue
 
 CHECK = "freshness"
@@ -120,8 +121,9 @@ def _outside(claim_index: int, chunk: ScoredChunk, day: dt.date, window: TimeWin
     """The outside_window issue for a chunk dated `day`."""
     start = window.start.isoformat() if window.start else "…"
     end = window.end.isoformat() if window.end else "…"
-    return Issue(CHECK, "outside_window", f"{chunk.chunk_id} is dated {day.isoformat()}, outside the "
-                 f"query's window {start} to {end} ({window.text!r})", claim=claim_index, chunk_id=chunk.chunk_id)
+    reason = Reason("outside_window", {"chunk": chunk.chunk_id, "day": day.isoformat(), "start": start, "end": end,
+                                       "window": window.text})
+    return Issue(CHECK, "outside_window", reason.text("en"), claim=claim_index, chunk_id=chunk.chunk_id, reason=reason)
 
 
 def _too_old(claim_index: int, chunk: ScoredChunk, day: dt.date, context: CheckContext) -> Issue | None:
@@ -130,6 +132,6 @@ def _too_old(claim_index: int, chunk: ScoredChunk, day: dt.date, context: CheckC
     age = (context.now - day).days
     if limit is None or age <= limit:
         return None
-    return Issue(CHECK, "too_old", f"{chunk.chunk_id} is dated {day.isoformat()}, {age} days before "
-                 f"{context.now.isoformat()}; knowledge base {chunk.kb!r} allows {limit} days",
-                 claim=claim_index, chunk_id=chunk.chunk_id)
+    reason = Reason("too_old", {"chunk": chunk.chunk_id, "day": day.isoformat(), "age": age,
+                                "now": context.now.isoformat(), "kb": chunk.kb, "limit": limit})
+    return Issue(CHECK, "too_old", reason.text("en"), claim=claim_index, chunk_id=chunk.chunk_id, reason=reason)
