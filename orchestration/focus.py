@@ -45,6 +45,9 @@ QUESTION_TERMS = CUE_TERMS | frozenset({
     "base", "provid", "detail", "discuss", "publish", "highlight", "note", "suggest", "indic", "regard",
     "per", "each", "also", "ever", "still", "exact", "actual", "current",
     "can", "could", "would", "should", "may", "might", "must", "go",  # modals and "going to"
+    # the asker and the one asked ("How do I ...?", "Can we ...?", "your key"): documents write
+    # instructions without them ("Run poetry completions zsh"), so no answer has to say them
+    "i", "me", "my", "we", "us", "our", "you", "your",
     "谁", "哪里", "何时", "吗", "呢", "请问", "应该", "可以", "需要", "处理",
 })
 _NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"

@@ -206,3 +206,16 @@ def test_a_version_field_does_not_answer_which_version_removed_it(perceive, cont
     chunk = passage("pep-0680#0", field, title="PEP 680 – tomllib: Support for Parsing TOML in the Standard Library")
     issues = verdict(perceive, context, "In which Python version will tomllib be removed?", field, chunk)
     assert [i.kind for i in issues] == ["unanswered"] and "'remov'" in issues[0].detail
+
+
+def test_the_askers_pronouns_are_no_terms_an_answer_must_say(perceive, context):
+    """The real-documentation dev set: "How do I give Poetry my PyPI API token for publishing?" was
+    refused over the answer ("Once you have created a new token, you can tell Poetry to use it:"):
+    the asker's "I" and "my" counted as terms a cited sentence had to carry."""
+    from orchestration.focus import Focus
+
+    focus = Focus.of(perceive("How do I give the client my API token, and can we share your key?"))
+    assert not {"i", "my", "we", "your"} & set(focus.predicate), focus.predicate
+    chunk = passage("tokens#0", "To give the client an API token, set it with client config api-token <token>.",
+                    title="Tokens")
+    assert verdict(perceive, context, "How do I give the client my API token?", chunk.text, chunk) == []
