@@ -99,7 +99,18 @@ def _slot_head_zh(query: str) -> str:
     return ""
 
 
+# Verbs that only restate a slot, as _SLOT_NOUNS do: "Where is X located?" asks for X's place, and
+# "/etc/app/config.toml" or "in Chengdu" answers it without saying "located".
+_SLOT_VERBS = {"place": frozenset({"located", "situated", "based", "stored"})}
+
+
 def slot_head(query: str, slot: str) -> str:
+    """`_slot_head` without a verb that only restates the slot ("located" for a place)."""
+    head = _slot_head(query, slot)
+    return "" if head in _SLOT_VERBS.get(slot, ()) else head
+
+
+def _slot_head(query: str, slot: str) -> str:
     """The word of a short English question the asked-for slot attaches to, or "" when none is read.
 
     "Who won X?" -> "won"; "Who is the director of X?" -> "director"; "When was X released?" ->

@@ -85,6 +85,8 @@ def test_perception_carries_the_slot_and_says_which_rule_decided(rules_agent):
     ("which city hosted the olympic games in 2012?", "hosted"),
     # none read: the noun restates the slot, a multi-part question, a definition, Chinese
     ("What is the date of the 2020 NBA Draft?", ""),
+    ("Where is the settings file located on Windows?", ""),   # "located" only restates "where"
+    ("Where is Acme's support team based?", ""),
     ("What was Tesla's revenue in Q1 2021?", "revenue"),   # an amount
     ("Who wrote the report, and when was it published?", ""),
     ("What is a wheel?", ""),
