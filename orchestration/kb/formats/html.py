@@ -19,7 +19,7 @@ from typing import Any
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
 from . import FormatError, Parsed
-from .markup import OBJECT_KINDS, TEMPLATE_TAG, VERSION_NOTE, CleanText, one_line
+from .markup import OBJECT_KINDS, TEMPLATE_TAG, VERSION_NOTE, CleanText, one_line, owned_default
 
 # Elements whose content is never the document's text.
 DROPPED_TAGS = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "canvas",
@@ -153,6 +153,8 @@ class _Writer:
         note = VERSION_NOTE.match(text)
         if note and self.described:  # "Changed in version 1.0 (CACHE_DIR): ...", as the reST reader says it
             text = f"{note.group('label')} ({self.described[-1]}){text[note.end():]}"
+        elif self.described and not self.item:
+            text = owned_default(text, self.described[-1])  # "CACHE_DIR default: None."
         (self.out.item if self.item else self.out.paragraph)(text)
         self.item = False
 

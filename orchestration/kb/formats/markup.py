@@ -80,6 +80,18 @@ def fenced(code: str, language: str = "") -> str:
     return f"{ticks}{language.strip()}\n{body}\n{ticks}"
 
 
+DEFAULT_LINE = re.compile(r"^default\s*:\s*", re.I)
+
+
+def owned_default(text: str, name: str) -> str:
+    """Inside a documented name's description, "Default: None" -> "CACHE_DIR default: None." (the
+    sentence says whose default it is, so a question about one setting finds it); other text as is."""
+    if not DEFAULT_LINE.match(text):
+        return text
+    text = DEFAULT_LINE.sub(f"{name} default: ", text, count=1)
+    return text if text.rstrip().endswith((".", "!", "?")) else text.rstrip() + "."
+
+
 class CleanText:
     """Collects a document as clean text, block by block; `text()` joins them."""
 

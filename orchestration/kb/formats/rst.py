@@ -27,7 +27,7 @@ from docutils.utils import SystemMessage  # type: ignore[import-untyped]
 
 from . import FormatError, Parsed
 from .headers import header_metadata, header_text, snake, split_header
-from .markup import OBJECT_KINDS, CleanText, one_line
+from .markup import DEFAULT_LINE, OBJECT_KINDS, CleanText, one_line, owned_default
 
 _SETTINGS = {
     "report_level": 5, "halt_level": 5, "file_insertion_enabled": False, "raw_enabled": False,
@@ -99,7 +99,6 @@ class _Container(_Lenient):
 VERSION_NOTES = {"versionadded": "Added in version", "versionchanged": "Changed in version",
                  "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
 _SIGNATURE_NAME = re.compile(r"^\s*(?:[\w.]+\s+)*?([\w.:-]+)\s*(?:\(|$|=|:)")
-_DEFAULT_LINE = re.compile(r"^default\s*:\s*", re.I)
 
 
 class _Described(nodes.Element):
@@ -286,7 +285,7 @@ class _Writer:
         a `Default: x` paragraph in it reads "CACHE_DIR default: x"."""
         label = node["signature"] + (f" ({', '.join(node['details'])})" if node["details"] else "")
         rest = list(node.children)
-        if rest and isinstance(rest[0], nodes.paragraph) and not _DEFAULT_LINE.match(_text(rest[0])):
+        if rest and isinstance(rest[0], nodes.paragraph) and not DEFAULT_LINE.match(_text(rest[0])):
             self.out.field(label, _text(rest.pop(0)))
         elif label:
             self.out.field(label, "")
@@ -309,10 +308,7 @@ class _Writer:
     def _paragraph(self, node: nodes.Node) -> None:
         """A paragraph; inside an object description, `Default: x` says whose default it is."""
         text = _text(node)
-        if self.described and _DEFAULT_LINE.match(text):
-            text = _DEFAULT_LINE.sub(f"{self.described[-1]} default: ", text, count=1)
-            text = text if text.rstrip().endswith((".", "!", "?")) else text.rstrip() + "."
-        self.out.paragraph(text)
+        self.out.paragraph(owned_default(text, self.described[-1]) if self.described else text)
 
     def _labelled(self, node: nodes.Element, depth: int) -> None:
         """`term` + definition, `:field:` + body, `--option` + description: "label: first

@@ -129,7 +129,7 @@ def test_a_sphinx_built_html_reference_reads_as_the_rest_source_does():
         ("heading", "Configuration", None, ()),  # the permalink's ¶ is gone
         ("field", "CACHE_DIR: Where downloaded archives are kept between runs.", "CACHE_DIR",
          ("Changed in version 1.0",)),
-        ("definition", "Default: None", None, ()),
+        ("definition", "CACHE_DIR default: None.", None, ()),  # whose default, as in the reST source
         ("version_note", "Changed in version 1.0 (CACHE_DIR): Relative paths are resolved against the project root.",
          None, ()),
         ("definition", "SLA: service level agreement", None, ()),  # a plain dl stays a definition
