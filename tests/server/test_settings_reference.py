@@ -1,0 +1,58 @@
+"""A Sphinx configuration reference through the whole loop: each setting answered from its own
+units, never from a version note's number (issue 23).
+
+Found in issue 23: a settings reference (`.. py:data:: NAME`, its description, `Default: ...`,
+`.. versionchanged:: X.Y`) became run-on text; the version note's number read as a figure, and a
+question about one setting was refused because its description no longer carried its name.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from orchestration.kb.config import parse_kb_config
+from orchestration.kb.ingest import ingest
+from perception import PerceptionAgent
+from server.bootstrap import build_loop
+from server.loop import AskRequest
+from tests.orchestration.kb.test_sphinx_objects import SETTINGS_REFERENCE
+
+
+@pytest.fixture(scope="module")
+def loop(tmp_path_factory, embedder):
+    root = tmp_path_factory.mktemp("settings")
+    (root / "docs").mkdir()
+    (root / "docs" / "configuration.rst").write_text(SETTINGS_REFERENCE, encoding="utf-8")
+    config = parse_kb_config({"knowledge_bases": {"tool": {"paths": [str(root / "docs")]}}},
+                             base_dir=root, data_dir=root / "data")
+    ingest(config.knowledge_bases["tool"], config.kb_dir("tool"), embedder, progress=False)
+    perception = PerceptionAgent(use_ner=False)
+    perception.warm_up()
+    service = build_loop(kb_config=config, perception=perception)
+    service.warm_up()
+    return service
+
+
+def _ask(loop, query: str) -> dict:
+    return loop.run(AskRequest(query=query, now=dt.date(2025, 7, 10)))
+
+
+@pytest.mark.parametrize("query, stated", [
+    ("What is the default of MAX_WORKERS?", "MAX_WORKERS default: 4."),
+    ("What is the default value of CACHE_DIR?", "CACHE_DIR default: None."),
+])
+def test_a_setting_s_default_is_answered_from_its_own_unit_not_a_version_number(loop, query, stated):
+    body = _ask(loop, query)
+    assert body["status"] == "answered", body["answer"]
+    assert stated in [s.strip() for s in body["answer"].split("[1]")[:2]], body["answer"]  # the lead or the next
+    assert "0.9" not in body["answer"] and "version 1.0" not in body["answer"]  # version notes are not quoted
+    assert body["citations"][0]["path"] == ["Configuration"]
+
+
+def test_a_cited_setting_names_itself_and_its_version_notes(loop):
+    body = _ask(loop, "What does CACHE_DIR do?")
+    assert body["answer"].startswith("CACHE_DIR: Where downloaded archives are kept between runs."), body["answer"]
+    first = body["citations"][0]
+    assert (first["unit"], first["name"], first["version_notes"]) == ("field", "CACHE_DIR", ["Changed in version 1.0"])
