@@ -142,6 +142,11 @@ class Question:
         """True when the question writes `phrase` (any case): an entity, a keyword, a field label."""
         return phrase.lower() in self.text.lower()
 
+    def writes_name(self, name: str) -> bool:
+        """True when the question writes `name` as a whole word, any case ("CACHE_DIR", not the
+        "version" in "versions"): a documented name, a setting."""
+        return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", self.text, re.I) is not None
+
     def names_title(self, title: str) -> bool:
         """True when the question names the document of that title (every numbered name it writes
         is in the title, or it writes the title's name part: core.reading.identifiers.names_title)."""

@@ -26,9 +26,11 @@ from collections.abc import Sequence
 from core.reading.identifiers import IDENTIFIER, names_identifier, names_operator
 from core.vocab import MENTION_LABELS
 from orchestration.focus import OPEN_SLOTS, Focus
+from orchestration.kb.units import FIELD
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
 from orchestration.types import Answer, Claim
+from perception.question import Question
 from perception.types import Perception
 
 from .citations import CitationBook
@@ -167,6 +169,16 @@ class ExtractiveComposer:
         """The best sentences for the query, one section per sub-question (`decisions` says why;
         `best` receives each part's three most probable units)."""
         candidates, whole = self.narrow(perception, candidates)
+        kept, others = asked_settings_only(perception.question, candidates)
+        if others:
+            notes.append(f"the question names a documented setting: units about {', '.join(others[:5])} left out")
+            left_out = {c.key for c in kept}
+            for c in candidates:
+                if c.key not in left_out:
+                    decisions[f"{c.chunk.chunk_id}@{c.start}"] = (
+                        f"not chosen: {c.unit} about another documented name ({c.name or c.text.split()[0]}); "
+                        "the question names a different one")
+        candidates = kept
         parts = perception.question.parts or (perception.question,)  # Perception's sub-questions
         if len(parts) > 1:
             notes.append("sub-questions: " + " | ".join(p.ask for p in parts))
@@ -440,3 +452,23 @@ def _merge(primary: QueryTerms, secondary: QueryTerms, factor: float) -> QueryTe
     for term, weight in primary.weights.items():
         weights[term] = max(weight, weights.get(term, 0.0))
     return QueryTerms(weights, primary.language, primary.quantitative, primary.asks_author, primary.question)
+
+
+def asked_settings_only(question: Question, candidates: list[Candidate]) -> tuple[list[Candidate], list[str]]:
+    """When the question names a documented name (a field's: "What is the default of CACHE_DIR?"),
+    the candidates without the units about the evidence's other documented names (their fields, and
+    units the reader opened with their name: "MAX_WORKERS default: 4."), and those other names.
+    A configuration reference lists settings side by side; the one asked about is the answer."""
+    documented = sorted({c.name for c in candidates if c.name})
+    asked = [n for n in documented if question.writes_name(n)]
+    if not asked:
+        return candidates, []
+    others = [n for n in documented if n not in asked]
+    opens_with = tuple(others)
+
+    def about_another(c: Candidate) -> bool:
+        if c.unit == FIELD:
+            return c.name in others
+        return c.text.startswith(opens_with) and not c.text.startswith(tuple(asked))
+
+    return [c for c in candidates if not about_another(c)], others

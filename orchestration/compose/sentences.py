@@ -59,6 +59,7 @@ class Candidate:
             definition, heading, code, table_row).
         path: the headings it falls under, outermost first.
         lead: for a list item, the sentence introducing its list ("" when none is in the chunk).
+        name: for a field, the documented name it describes.
     """
 
     text: str
@@ -72,6 +73,7 @@ class Candidate:
     unit: str = unit_types.SENTENCE
     path: tuple[str, ...] = ()
     lead: str = ""
+    name: str = ""  # a field's documented name ("CACHE_DIR")
 
     @cached_property
     def tokens(self) -> frozenset[str]:
@@ -177,7 +179,7 @@ def chunk_candidates(chunk: ScoredChunk, rank: int, headings: Sequence[str] = ()
     for text, start, language, kind, unit, lead in _quotable(chunk.text, chunk_units(chunk), tuple(headings),
                                                               keep_code):
         candidate = Candidate(text, chunk, rank, len(out), start, language, unit=unit.type, path=unit.path,
-                              lead=lead)
+                              lead=lead, name=unit.name or "")
         if kind != SENTENCE:
             candidate.notes[kind] = True
         out.append(candidate)

@@ -51,6 +51,21 @@ def test_a_setting_s_default_is_answered_from_its_own_unit_not_a_version_number(
     assert body["citations"][0]["path"] == ["Configuration"]
 
 
+@pytest.mark.parametrize("query, asked, others", [
+    ("What is the default value of CACHE_DIR?", "CACHE_DIR", ("MAX_WORKERS", "retention_days", "TOOL_HOME")),
+    ("What is MAX_WORKERS?", "MAX_WORKERS", ("CACHE_DIR", "retention_days")),
+])
+def test_a_question_about_one_setting_quotes_no_other_setting(loop, query, asked, others):
+    """Issue 24: answers led or went on with "a sentence about another option of the same command";
+    a reference lists its settings side by side, and the one asked about is the answer."""
+    body = _ask(loop, query)
+    assert body["status"] == "answered" and asked in body["answer"], body["answer"]
+    assert not any(other in body["answer"] for other in others), body["answer"]
+    compose = next(op for op in body["operations"] if op["stage"] == "compose")
+    why = [reason for reason in compose["rejected"].values() if "another documented name" in reason]
+    assert why, compose["rejected"]  # the trace says which units were left out, and why
+
+
 def test_a_cited_setting_names_itself_and_its_version_notes(loop):
     body = _ask(loop, "What does CACHE_DIR do?")
     assert body["answer"].startswith("CACHE_DIR: Where downloaded archives are kept between runs."), body["answer"]
