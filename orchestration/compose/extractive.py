@@ -172,9 +172,9 @@ class ExtractiveComposer:
         kept, others = asked_settings_only(perception.question, candidates)
         if others:
             notes.append(f"the question names a documented setting: units about {', '.join(others[:5])} left out")
-            left_out = {c.key for c in kept}
+            kept_keys = {c.key for c in kept}
             for c in candidates:
-                if c.key not in left_out:
+                if c.key not in kept_keys:
                     decisions[f"{c.chunk.chunk_id}@{c.start}"] = (
                         f"not chosen: {c.unit} about another documented name ({c.name or c.text.split()[0]}); "
                         "the question names a different one")
