@@ -42,6 +42,16 @@ MAX_TERM_SIZE = 6  # words (CJK characters count half)
 _LABEL_DETAILS = re.compile(r"\s*\(.*$")  # "retention_days (type int, default 35)" -> "retention_days"
 
 
+def field_name(label: str) -> str:
+    """The documented name in a field's label: "retention_days (type int, default 35)" ->
+    "retention_days", "class Bar (x, y)" -> "Bar", "uint8_t bits_per_digit" -> "bits_per_digit",
+    "--keep-daily n" -> "--keep-daily" (an option's flag, not its argument)."""
+    words = _LABEL_DETAILS.sub("", label).split()
+    if not words:
+        return label.strip()
+    return next((w for w in words if w.startswith("-")), words[-1])
+
+
 def is_definition(paragraph: str) -> bool:
     """True for a paragraph that opens with a short term and then its meaning ("SLA - service
     level agreement"), not a sentence leading into something ("The options are:")."""
@@ -162,7 +172,7 @@ def _prose_blocks(text: str, section: str, path: tuple[str, ...], levels: tuple[
             # every sentence of an item is the item's, of a version note the note's
             own = kind if i == 0 or kind in (LIST_ITEM, VERSION_NOTE_UNIT) else SENTENCE
             blocks.append(Block(sentence, section, text_size(sentence), own, path, opens=i == 0,
-                                name=_LABEL_DETAILS.sub("", field).strip() if field and not i else None))
+                                name=field_name(field) if field and not i else None))
         body.clear()
 
     for paragraph in re.split(r"\n\s*\n", text):

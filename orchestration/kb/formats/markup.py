@@ -38,7 +38,7 @@ FIELD_DESCRIPTION_LINE = re.compile(r"^: (?=\S)")
 # The kinds of Sphinx object description (`.. py:data::`, `<dl class="py data">`): each documents one
 # name (a setting, a function, an option) and is read as a field.
 OBJECT_KINDS = frozenset({
-    "data", "function", "exception", "method", "classmethod", "staticmethod", "attribute", "property",
+    "data", "class", "function", "exception", "method", "classmethod", "staticmethod", "attribute", "property",
     "decorator", "decoratormethod", "confval", "envvar", "option", "cmdoption", "describe", "object",
     "setting", "member", "macro", "type", "var", "enum", "enumerator", "struct", "union", "concept",
     "directive", "role", "event"})

@@ -96,7 +96,7 @@ def test_a_sphinx_configuration_reference_keeps_each_setting_in_its_own_units():
 def test_a_sphinx_setting_is_a_field_with_its_name_and_its_version_notes_as_metadata():
     chunk = chunk_text(parse_rst(SETTINGS_REFERENCE).text)[0]
     fields = {u.name: u for u in chunk.units if u.type == "field"}
-    assert set(fields) == {"CACHE_DIR", "MAX_WORKERS", "retention_days", "TOOL_HOME", "uint8_t bits_per_digit"}
+    assert set(fields) == {"CACHE_DIR", "MAX_WORKERS", "retention_days", "TOOL_HOME", "bits_per_digit"}
     assert fields["CACHE_DIR"].text_in(chunk.text) == "CACHE_DIR: Where downloaded archives are kept between runs."
     assert fields["CACHE_DIR"].notes == ("Changed in version 1.0",)
     assert fields["MAX_WORKERS"].notes == ("Added in version 0.9",)
@@ -105,6 +105,20 @@ def test_a_sphinx_setting_is_a_field_with_its_name_and_its_version_notes_as_meta
     assert notes == ["Changed in version 1.0 (CACHE_DIR): Relative paths are resolved against the project root.",
                      "Added in version 0.9 (MAX_WORKERS)."]
     assert units_from_json(units_to_json(chunk.units)) == chunk.units  # the metadata is stored
+
+
+def test_a_class_is_a_field_too_and_its_note_is_its_own_in_rest_and_in_built_html():
+    rest = parse_rst("API\n===\n\n.. py:class:: Bar(x, y)\n\n   The bar of the API.\n\n"
+                     "   .. versionadded:: 2.1\n\n   .. py:method:: run(n)\n\n      Runs it n times.\n")
+    html = parse_html('<main><h1>API</h1><dl class="py class"><dt class="sig"><em class="property">class</em> '
+                      '<span class="descname">Bar</span>(x, y)</dt><dd><p>The bar of the API.</p>'
+                      '<div class="versionadded"><p><span class="versionmodified added">New in version 2.1.</span>'
+                      '</p></div></dd></dl></main>')
+    for parsed in (rest, html):
+        chunk = chunk_text(parsed.text)[0]
+        fields = {u.name: u.notes for u in chunk.units if u.type == "field"}
+        assert fields["Bar"] in (("Added in version 2.1",), ("New in version 2.1",)), fields
+    assert {u.name for u in chunk_text(rest.text)[0].units if u.type == "field"} == {"Bar", "run"}
 
 
 def test_a_version_note_is_never_quoted_so_its_number_never_reads_as_a_figure():
