@@ -169,16 +169,13 @@ class ExtractiveComposer:
         """The best sentences for the query, one section per sub-question (`decisions` says why;
         `best` receives each part's three most probable units)."""
         candidates, whole = self.narrow(perception, candidates)
-        kept, others = asked_settings_only(perception.question, candidates)
-        if others:
+        candidates, others, left_out = asked_settings_only(perception.question, candidates)
+        if left_out:
             notes.append(f"the question names a documented setting: units about {', '.join(others[:5])} left out")
-            kept_keys = {c.key for c in kept}
-            for c in candidates:
-                if c.key not in kept_keys:
-                    decisions[f"{c.chunk.chunk_id}@{c.start}"] = (
-                        f"not chosen: {c.unit} about another documented name ({c.name or c.text.split()[0]}); "
-                        "the question names a different one")
-        candidates = kept
+        for c in left_out:
+            decisions[f"{c.chunk.chunk_id}@{c.start}"] = (
+                f"not chosen: {c.unit} about another documented name ({c.name or c.text.split()[0]}); "
+                "the question names a different one")
         parts = perception.question.parts or (perception.question,)  # Perception's sub-questions
         if len(parts) > 1:
             notes.append("sub-questions: " + " | ".join(p.ask for p in parts))
@@ -454,21 +451,25 @@ def _merge(primary: QueryTerms, secondary: QueryTerms, factor: float) -> QueryTe
     return QueryTerms(weights, primary.language, primary.quantitative, primary.asks_author, primary.question)
 
 
-def asked_settings_only(question: Question, candidates: list[Candidate]) -> tuple[list[Candidate], list[str]]:
-    """When the question names a documented name (a field's: "What is the default of CACHE_DIR?"),
-    the candidates without the units about the evidence's other documented names (their fields, and
-    units the reader opened with their name: "MAX_WORKERS default: 4."), and those other names.
+def asked_settings_only(question: Question, candidates: list[Candidate]
+                        ) -> tuple[list[Candidate], list[str], list[Candidate]]:
+    """When the question names a documented name (a field's: "What is the default of CACHE_DIR?"):
+    (the candidates to choose from, the evidence's other documented names, the units about them
+    left out: their fields, and units the reader opened with their name, "MAX_WORKERS default: 4.").
     A configuration reference lists settings side by side; the one asked about is the answer."""
     documented = sorted({c.name for c in candidates if c.name})
-    asked = [n for n in documented if question.writes_name(n)]
+    asked = tuple(n for n in documented if question.writes_name(n))
     if not asked:
-        return candidates, []
+        return candidates, [], []
     others = [n for n in documented if n not in asked]
-    opens_with = tuple(others)
 
     def about_another(c: Candidate) -> bool:
         if c.unit == FIELD:
             return c.name in others
-        return c.text.startswith(opens_with) and not c.text.startswith(tuple(asked))
+        return c.text.startswith(tuple(others)) and not c.text.startswith(asked)
 
-    return [c for c in candidates if not about_another(c)], others
+    kept: list[Candidate] = []
+    left_out: list[Candidate] = []
+    for c in candidates:
+        (left_out if about_another(c) else kept).append(c)
+    return kept, others, left_out

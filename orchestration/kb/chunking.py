@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from core.text import HAN, NON_HAN_WORD, has_han
 
-from .formats.markup import FENCE, FIELD_DESCRIPTION_LINE, ITEM_LINE, ITEM_MARKER, VERSION_NOTE
+from .formats.markup import FENCE, FIELD_DESCRIPTION_LINE, ITEM_LINE, ITEM_MARKER, VERSION_NOTE, field_name
 from .formats.markup import TABLE_ROW as TABLE_ROW_LINE
 from .units import CODE, DEFINITION, FIELD, HEADING, LIST_ITEM, PROSE_TYPES, SENTENCE, TABLE_ROW, Unit
 from .units import VERSION_NOTE as VERSION_NOTE_UNIT
@@ -39,17 +39,6 @@ _DEFINITION = re.compile(r"^(?P<term>[^\s.,;:!?。，；：][^.,;:!?。，；：
 _TERM_LAST_WORD_STOP = frozenset({"the", "a", "an", "of", "to", "and", "or", "is", "are", "was", "be", "that",
                                   "this", "there", "following", "as", "for", "with", "in", "on"})
 MAX_TERM_SIZE = 6  # words (CJK characters count half)
-_LABEL_DETAILS = re.compile(r"\s*\(.*$")  # "retention_days (type int, default 35)" -> "retention_days"
-
-
-def field_name(label: str) -> str:
-    """The documented name in a field's label: "retention_days (type int, default 35)" ->
-    "retention_days", "class Bar (x, y)" -> "Bar", "uint8_t bits_per_digit" -> "bits_per_digit",
-    "--keep-daily n" -> "--keep-daily" (an option's flag, not its argument)."""
-    words = _LABEL_DETAILS.sub("", label).split()
-    if not words:
-        return label.strip()
-    return next((w for w in words if w.startswith("-")), words[-1])
 
 
 def is_definition(paragraph: str) -> bool:

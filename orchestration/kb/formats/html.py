@@ -19,7 +19,7 @@ from typing import Any
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
 from . import FormatError, Parsed
-from .markup import OBJECT_KINDS, TEMPLATE_TAG, VERSION_NOTE, CleanText, one_line, owned_default
+from .markup import OBJECT_KINDS, TEMPLATE_TAG, VERSION_NOTE, CleanText, field_name, one_line, owned_default
 
 # Elements whose content is never the document's text.
 DROPPED_TAGS = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "canvas",
@@ -185,8 +185,7 @@ class _Writer:
                     self.out.paragraph(self.term)
                 self.term = one_line(child.get_text(" "))
                 self.field = _describes_an_object(child)
-                descname = child.find(class_="descname") if self.field else None
-                self.name = one_line(descname.get_text(" ")) if isinstance(descname, Tag) else self.term
+                self.name = field_name(self.term)
             elif name == "li":  # its first paragraph is the item; what follows it (a nested list) stands apart
                 self.flush()
                 self.item = True

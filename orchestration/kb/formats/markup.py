@@ -35,6 +35,8 @@ ITEM_LINE = re.compile(r"^\s*- (?=\S)")
 IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 FIELD_MARKER = ": "  # the line after a field's label starts with it
 FIELD_DESCRIPTION_LINE = re.compile(r"^: (?=\S)")
+# what follows a documented name in its label: "(type int, default 35)", "(x, y)", ": str = None"
+_LABEL_DETAILS = re.compile(r"\s*(?:\(|=|:(?=\s|$)).*$")
 # The kinds of Sphinx object description (`.. py:data::`, `<dl class="py data">`): each documents one
 # name (a setting, a function, an option) and is read as a field.
 OBJECT_KINDS = frozenset({
@@ -46,6 +48,18 @@ OBJECT_KINDS = frozenset({
 # in any format: reST directives, rendered HTML, Markdown changelogs)
 VERSION_NOTE = re.compile(r"^(?P<label>(?:New|Added|Changed|Deprecated|Removed) (?:in|since) version"
                           r" v?\d+(?:\.\w+)*)(?=$|[\s:.,;(])")
+
+
+def field_name(label: str) -> str:
+    """The documented name in a field's label: "retention_days (type int, default 35)" ->
+    "retention_days", "CACHE_DIR : str = None" -> "CACHE_DIR", "class Bar (x, y)" -> "Bar",
+    "uint8_t bits_per_digit" -> "bits_per_digit", "--keep-daily n" -> "--keep-daily" (an
+    option's flag, not its argument). The readers name a
+    field's version notes and defaults with it, the chunker its unit: one name in both places."""
+    words = _LABEL_DETAILS.sub("", label).split()
+    if not words:
+        return label.strip()
+    return next((w for w in words if w.startswith("-")), words[-1])
 
 
 def is_markup(line: str) -> bool:

@@ -27,7 +27,7 @@ from docutils.utils import SystemMessage  # type: ignore[import-untyped]
 
 from . import FormatError, Parsed
 from .headers import header_metadata, header_text, snake, split_header
-from .markup import DEFAULT_LINE, OBJECT_KINDS, CleanText, one_line, owned_default
+from .markup import DEFAULT_LINE, OBJECT_KINDS, CleanText, field_name, one_line, owned_default
 
 _SETTINGS = {
     "report_level": 5, "halt_level": 5, "file_insertion_enabled": False, "raw_enabled": False,
@@ -98,11 +98,10 @@ class _Container(_Lenient):
 # a version note as Sphinx renders it: never a bare number glued to the prose around it
 VERSION_NOTES = {"versionadded": "Added in version", "versionchanged": "Changed in version",
                  "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
-_SIGNATURE_NAME = re.compile(r"^\s*(?:[\w.]+\s+)*?([\w.:-]+)\s*(?:\(|$|=|:)")
 
 
 class _Described(nodes.Element):
-    """A Sphinx object description: `signature` (e.g. "CACHE_DIR", "join(a, *p)"), `name`,
+    """A Sphinx object description: `signature` (e.g. "CACHE_DIR", "join(a, *p)"),
     `details` (its `:type:` / `:default:` options as "type int", "default 35"), then its content."""
 
 
@@ -120,9 +119,7 @@ class _Object(_Lenient):
 
     def run(self) -> list[nodes.Node]:
         signature = one_line(self.arguments[0]) if self.arguments else ""
-        first = signature.splitlines()[0] if signature else ""
-        match = _SIGNATURE_NAME.match(first)
-        node = _Described(signature=signature, name=match.group(1) if match else first,
+        node = _Described(signature=signature,
                           details=[f"{key} {_option_text(str(value))}" for key, value in
                                    self.options.items() if key in ("type", "default") and value])
         if self.content:
@@ -289,7 +286,7 @@ class _Writer:
             self.out.field(label, _text(rest.pop(0)))
         elif label:
             self.out.field(label, "")
-        self.described.append(node["name"])
+        self.described.append(field_name(label))
         for child in rest:
             self.block(child, depth)
         self.described.pop()
