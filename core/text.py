@@ -25,6 +25,15 @@ def has_han(text: str) -> bool:
     return HAN.search(text) is not None
 
 
+_ENDS_AS_QUESTION = re.compile(r"[?？]\s*[\"'”’)]*\s*$")
+
+
+def is_question(text: str) -> bool:
+    """True when a sentence is itself a question (an FAQ's "Will restic resume a backup?"): it
+    asks, it does not state, so it never answers one."""
+    return bool(_ENDS_AS_QUESTION.search(strip_markers(text)))
+
+
 def strip_markers(text: str) -> str:
     """The text without its citation markers ("[1]", "[1, 2]"), trimmed."""
     return CITATION_MARKER.sub("", text).strip()

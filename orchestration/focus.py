@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from core.reading.dates import YEAR
 from core.reading.identifiers import IDENTIFIER
 from core.reading.quantities import NUMBER_RUN
-from core.text import CALENDAR_WORD, MONTH_NAME, has_han
+from core.text import CALENDAR_WORD, MONTH_NAME, has_han, is_question
 from core.vocab import SUBJECT_LABELS
 from orchestration.retrieval.same_terms import EQUIVALENT
 from orchestration.retrieval.tokenize import STOPWORDS_EN, is_code, tokenize
@@ -98,7 +98,6 @@ CONTEXT_CREDIT = 0.5
 # introduces a value, not a definition.
 FIELD_LINE = re.compile(r"^(?:[^:.]{0,40}\s[–-]\s)?(?P<label>[A-Z][\w-]{0,30}):\s")
 # A sentence that asks instead of stating ("What countries won the most medals?") answers nothing.
-_QUESTION_SENTENCE = re.compile(r"[?？]\s*[\"'”’)]*\s*$")
 # Slots any sentence on the focus can fill (the answer is the statement itself).
 OPEN_SLOTS = frozenset({"fact", "yes_no", "list", "relation"})
 
@@ -330,7 +329,7 @@ class Focus:
         one the question asks about. Always True for an open slot."""
         if self.slot in OPEN_SLOTS:
             return True
-        if _QUESTION_SENTENCE.search(text) or self._other_year(text):
+        if is_question(text) or self._other_year(text):
             return False
         if not (self.carries_head(tokens) or (context and self.carries_head(context))
                 or self.author_field(text)):

@@ -24,6 +24,7 @@ import math
 from collections.abc import Sequence
 
 from core.reading.identifiers import IDENTIFIER, names_identifier, names_operator
+from core.text import is_question
 from core.vocab import MENTION_LABELS
 from orchestration.focus import OPEN_SLOTS, Focus
 from orchestration.kb.units import FIELD
@@ -42,6 +43,7 @@ from .scorer.features import feature_matrix
 from .scorer.model import LANGUAGES, AnswerModel, load_model, rerank_score
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
 from .sentences import Candidate, code_after, evidence_candidates, items_after, list_of
+from .verdict import decide
 
 EXPLAINED = 12  # candidates per sub-question whose choice the trace explains
 # Units quoted with the lead need this share of its probability when the answer model ranked
@@ -205,6 +207,8 @@ class ExtractiveComposer:
                     continue  # an item its list's lead-in brought already
                 quoted.add(candidate.key)
                 section.append(self._fact(candidate, book))
+                if len(section) == 1:
+                    self._verdict(focus, candidate, section, perception.language, notes, decisions)
                 block = code_after(candidate)
                 if block is not None and not selection.is_duplicate(block):
                     # "Use the following command to generate one:" brings the command it introduces
@@ -222,6 +226,23 @@ class ExtractiveComposer:
                         notes.append(f"a quoted list item brings the {siblings} other items of its list")
             sections.append(section)
         return sections
+
+    @staticmethod
+    def _verdict(focus: Focus, lead: Candidate, section: list[Claim], language: str, notes: list[str],
+                 decisions: dict[str, str]) -> None:
+        """A yes/no question's verdict ("Yes." / "No.") before the lead unit, when the lead decides
+        it (`verdict.decide`), citing what the lead cites; the trace says which clause said it."""
+        verdict = decide(focus, lead)
+        if verdict is None:
+            if focus.slot == "yes_no":
+                notes.append("a yes/no question: the lead unit does not carry all its terms, so no verdict is given")
+            return
+        notes.append(f"a yes/no question: {verdict.explain()}")
+        decisions["verdict"] = verdict.explain()
+        if verdict.said:
+            return  # "Yes, restic will resume ...": the unit says it itself
+        text = glue(language if language in ("en", "zh") else "en", f"verdict_{verdict.answer}")
+        section.insert(0, Claim(text=text, citations=list(section[0].citations), kind="verdict"))
 
     @staticmethod
     def narrow(perception: Perception, candidates: list[Candidate]) -> tuple[list[Candidate], Focus]:
@@ -436,10 +457,15 @@ def _names_all(identifiers: Sequence[str], operators: Sequence[str], text: str) 
 
 def _answer_first(chosen: Sequence[Candidate]) -> list[Candidate]:
     """The lead first, then the rest in reading order: the most probable unit when the answer
-    model ranked them (`chosen` is best first), else the best sentence that fills the asked-for slot."""
+    model ranked them (`chosen` is best first), else the best sentence that fills the asked-for
+    slot; never a unit that is itself a question (an FAQ's heading repeats the question asked)."""
+    stating = [c for c in chosen if not is_question(c.text)]
     scored = bool(chosen) and "p" in chosen[0].notes
-    lead = chosen[0] if scored else next((c for c in chosen if c.notes.get("fills_slot")), None)
+    lead = (stating[0] if stating else None) if scored else next(
+        (c for c in stating if c.notes.get("fills_slot")), None)
     ordered = reading_order(chosen)
+    if lead is None and ordered and is_question(ordered[0].text):
+        lead = next((c for c in ordered if not is_question(c.text)), None)
     return ordered if lead is None else [lead] + [c for c in ordered if c is not lead]
 
 

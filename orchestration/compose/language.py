@@ -26,6 +26,8 @@ _GLUE: dict[str, dict[str, str]] = {
         "units_differ": ("The evidence gives {a} in {ua} and {b} in {ub}; these units differ, so "
                          "{a} and {b} cannot be compared."),
         "no_common": "The evidence does not give comparable figures for {a} and {b}.",
+        "verdict_yes": "Yes.",
+        "verdict_no": "No.",
     },
     "zh": {
         "no_answer": "知识库中没有找到能回答这个问题的内容。",
@@ -35,6 +37,8 @@ _GLUE: dict[str, dict[str, str]] = {
         "no_value": "资料中没有 {a} 的{kind}，因此无法比较 {a} 和 {b}。",
         "units_differ": "资料中 {a} 的单位是 {ua}，{b} 的单位是 {ub}，单位不同，因此无法比较 {a} 和 {b}。",
         "no_common": "资料中没有可以直接比较的 {a} 和 {b} 的数据。",
+        "verdict_yes": "是。",
+        "verdict_no": "否。",
     },
 }
 

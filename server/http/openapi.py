@@ -95,7 +95,10 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
     claim = _obj({"text": {**NSTR, "description": "null when a model wrote it and validation rejected it (see "
                                               "withheld)"},
                   "withheld": {**_arr(STR), "description": "Why a model's claim is not shown: its issue kinds."},
-                  "citations": _arr(INT), "numbers": _arr(STR), "kind": STR},
+                  "citations": _arr(INT), "numbers": _arr(STR),
+                  "kind": {**STR, "description": "fact (a quoted unit), relation (a comparison derived from two "
+                           "facts), verdict (a yes/no question's Yes. or No., citing the unit that decides it) "
+                           "or notice (about the answer itself)"}},
                  required=["text", "citations", "numbers", "kind"])
     entity = _obj({"text": STR, "label": STR, "span": _arr(INT), "origin": {"enum": ["ner", "rule", "pattern"]}})
     perception = _obj({

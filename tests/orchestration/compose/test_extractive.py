@@ -443,7 +443,62 @@ def test_a_question_about_a_superseded_document_is_answered_by_its_history(compo
                           "replaced with deferred evaluation of annotations.", doc_id="pep-0563", score=0.95,
                           title="PEP 563 – Postponed Evaluation of Annotations", status="superseded")]
     answer = composer.run(perceive("Did postponed evaluation of annotations become the default behaviour?"), evidence)
-    assert answer.claims[0].text.startswith("The features proposed in this PEP never became the default behaviour")
+    verdict, lead = answer.claims[:2]
+    assert lead.text.startswith("The features proposed in this PEP never became the default behaviour")
+    assert verdict.text == "No." and verdict.kind == "verdict"  # "never became": no
     # asked about something else, the superseded document's "replaced" sentence stays behind
     other = composer.run(perceive("How are annotations evaluated by default?"), evidence)
     assert not other.claims[0].text.startswith("The features proposed in this PEP never became")
+
+
+# --- yes/no questions: the verdict of the deciding unit (issue 24, item 3) -------------------
+
+SCHEDULING = ("Restic does not have a built-in way of scheduling backups, as it's a tool that runs when "
+              "executed rather than a daemon. There are plenty of different ways to schedule backup runs on "
+              "various different platforms, e.g. systemd and cron on Linux/BSD and Task Scheduler in Windows.")
+RESUME_FAQ = ("Will restic resume an interrupted backup?\n\n"
+              "Yes, restic will resume interrupted backups when they are re-run.\n\n"
+              "When backing up, restic periodically writes index files to keep a record of the uploaded data.")
+
+
+def test_a_yes_no_question_is_answered_no_by_the_unit_that_negates_it(composer, perceive, synthetic):
+    chunk = synthetic(SCHEDULING, doc_id="backup", title="Backing up", section="Scheduling backups")
+    answer = composer.run(perceive("Does restic come with a built-in scheduler for running backups?"), [chunk])
+    assert answer.text.startswith("No. Restic does not have a built-in way of scheduling backups")
+    verdict = answer.claims[0]
+    assert verdict.kind == "verdict" and verdict.citations == answer.claims[1].citations == [1]
+    assert "negated by 'not'" in answer.decisions["verdict"]
+
+
+def test_a_yes_no_question_is_answered_yes_by_the_unit_that_affirms_it(composer, perceive, synthetic):
+    chunk = synthetic("Restic encrypts all data with AES-256 before it leaves the machine.", doc_id="design",
+                      title="Design")
+    answer = composer.run(perceive("Does restic encrypt the data before it leaves the machine?"), [chunk])
+    assert answer.text.startswith("Yes. Restic encrypts all data")
+    assert answer.decisions["verdict"].startswith("yes: the lead unit states it (affirmed")
+
+
+def test_a_unit_on_the_topic_gives_no_verdict(composer, perceive, synthetic):
+    """A sentence that says less than the question asks is evidence, not a yes or a no."""
+    chunk = synthetic("Google Cloud Storage is not the same service as Google Drive; see other-services for "
+                      "using the rclone backend.", doc_id="repos", title="Preparing a new repository")
+    answer = composer.run(perceive("Can restic store backups on Google Drive with a service account key?"), [chunk])
+    assert answer.claims and not any(c.kind == "verdict" for c in answer.claims)
+    assert not answer.text.startswith(("Yes.", "No."))
+    assert "verdict" not in answer.decisions
+
+
+def test_an_faq_question_never_leads_the_answer(composer, perceive, synthetic):
+    """An FAQ's heading repeats the question; the sentence under it answers (and says 'Yes' itself,
+    so no verdict word is added)."""
+    chunk = synthetic(RESUME_FAQ, doc_id="faq", title="FAQ")
+    answer = composer.run(perceive("Will restic resume a backup that was interrupted?"), [chunk])
+    assert answer.text.startswith("Yes, restic will resume interrupted backups when they are re-run. [1]")
+    assert not any(c.kind == "verdict" for c in answer.claims)
+
+
+def test_a_chinese_yes_no_question_gets_its_verdict_in_chinese(composer, perceive, synthetic):
+    chunk = synthetic("restic 没有内置的备份调度功能，需要使用 cron 或 systemd 定时运行。", doc_id="zh", title="备份")
+    answer = composer.run(perceive("restic 是否有内置的备份调度功能？"), [chunk])
+    assert answer.text.startswith("否。 restic 没有内置的备份调度功能")
+    assert answer.claims[0].kind == "verdict"

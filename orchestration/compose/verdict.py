@@ -1,0 +1,62 @@
+"""The verdict of a yes/no question ("Does restic come with a built-in scheduler?"): "No." before
+the unit that decides it, when one does.
+
+A unit decides the question when it carries the question's predicate terms (COVERAGE of their
+weight), read where it stands (its text, its headings and its document title: "It does not
+support X." under a heading naming the subject): a unit that says less is evidence on the topic, not an answer to it, and gets no
+verdict (the quote stands alone, as before). The verdict is the unit's polarity, read in the
+clause that carries most of the question's terms (`core.reading.polarity`): negated -> "No.",
+affirmed -> "Yes.". A question asking the negative ("Isn't X ...?") gets the same word: "No" says
+X is not so, in either form.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.reading.polarity import SUBORDINATE, clauses, negation_cue
+from core.text import is_question
+from orchestration.focus import Focus
+from orchestration.retrieval.tokenize import tokenize
+
+from .sentences import Candidate
+
+YES, NO = "yes", "no"
+_SAYS_IT = re.compile(r"^\s*(?:yes|no)\b|^\s*(?:是的|不是|否)", re.I)
+# The share of the question's predicate weight the deciding unit carries: three quarters, as a
+# question's light verb ("Does restic come with a built-in scheduler?") is rarely repeated by
+# the sentence that answers it ("Restic does not have a built-in way of scheduling backups").
+COVERAGE = 0.75
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the deciding unit says: `answer` "yes" or "no", the clause it was read in, and the
+    negation word found there ("" when affirmed)."""
+
+    answer: str
+    clause: str
+    cue: str
+    said: bool = False  # the unit opens with the word itself ("Yes, restic will ...")
+
+    def explain(self) -> str:
+        said = f"negated by {self.cue!r}" if self.cue else "affirmed"
+        return f"{self.answer}: the lead unit states it ({said} in {self.clause!r})"
+
+
+def decide(focus: Focus, lead: Candidate) -> Verdict | None:
+    """The verdict `lead` gives a yes/no question, or None when it does not decide it: it carries
+    less than COVERAGE of the question's predicate terms (read with its headings and title), or
+    is itself a question, or code."""
+    if focus.slot != "yes_no" or not focus.predicate or lead.unit == "code" or is_question(lead.text):
+        return None
+    if focus.coverage(lead.context_tokens) < COVERAGE - 1e-9:
+        return None
+    parts = clauses(lead.text)
+    if not parts:
+        return None
+    main = [c for c in parts if not SUBORDINATE.match(c)] or parts
+    clause = max(main, key=lambda c: focus.coverage(tokenize(c)))  # the first of equals
+    cue = negation_cue(clause)
+    return Verdict(NO if cue else YES, clause, cue, bool(_SAYS_IT.match(lead.text)))
