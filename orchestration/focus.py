@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from core.reading.dates import YEAR
 from core.reading.identifiers import IDENTIFIER
 from core.reading.quantities import NUMBER_RUN
+from core.reading.units import measure_after
 from core.text import CALENDAR_WORD, MONTH_NAME, has_han, is_question
 from core.vocab import SUBJECT_LABELS
 from orchestration.retrieval.same_terms import EQUIVALENT
@@ -119,13 +120,19 @@ _CLAUSE_END = re.compile(r"\s*(?:[.;!?]|$)")
 COUNT_WINDOW = 3  # words either side of a number that may name what it counts ("45 votes", "votes: 45")
 
 
-def counts_noun(text: str, noun: str) -> bool:
+def counts_noun(text: str, noun: str, measured: bool = True) -> bool:
     """True when a number in `text` counts `noun`: the noun (a form of it, or a word that says the
     same) stands within COUNT_WINDOW words of it, or the number counts what was just named ("12 of
     them") or is what the clause states ("... is 12.", "written by Guido: 25."). "two authors of
-    this PEP" counts no PEPs, nor does "a special number, like 666 or 3141)" count authors."""
+    this PEP" counts no PEPs, nor does "a special number, like 666 or 3141)" count authors; a
+    number written with a unit of measure measures it ("25 minutes"), unless that is the noun;
+    `measured=False` (a count: "how many talks") leaves such numbers out, while "how much dust"
+    is answered by "182 million tons of dust"."""
     wanted = tokenize(noun)
     for match in _COUNT.finditer(text):
+        unit = "" if measured else measure_after(text, match.end())
+        if unit and not any(present(term, set(tokenize(unit))) for term in wanted):
+            continue  # "Talks are 25 minutes long": 25 measures minutes; it counts no talks
         if _COUNTS_WHAT_WAS_NAMED.match(text, match.end()) or (
                 _CLAUSE_END.match(text, match.end()) and _STATED_COUNT.search(text[:match.start()])):
             return True
@@ -189,7 +196,7 @@ def fills_slot(slot: str, text: str, language: str = "en", asked: Question | Non
         text = IDENTIFIER.sub(" ", text)  # "PEP 8", "Python 3.12" name things; they count nothing
         if language != "zh" and asked is not None and asked.counts and not asked.share:
             text = _PERCENTAGE.sub(" ", text)  # "how many threads": "15-20% more memory" counts none
-            if asked.counted and not counts_noun(text, asked.counted):
+            if asked.counted and not counts_noun(text, asked.counted, measured=False):
                 return False
     field = FIELD_LINE.match(text) if slot == "definition" else None
     if field and (asked is None or not asked.mentions(field.group("label"))):
@@ -246,6 +253,8 @@ class Focus:
             `slot_head`), "" when the question has none: a sentence answers only if it carries it.
         operators: operator symbols the question writes on their own ("|>", ":=", "**"): like an
             identifier, the one thing asked about, which a source must write (`names_operator`).
+        dated_terms: the words of the question's time phrase ("march", "2024"): a source dated
+            inside the query's window says them by its date.
     """
 
     names: tuple[str, ...]
@@ -257,6 +266,7 @@ class Focus:
     head: str = ""
     question: Question = field(default_factory=lambda: Question(""))
     operators: tuple[str, ...] = ()
+    dated_terms: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, perception: Perception, part: Question | None = None) -> Focus:
@@ -275,10 +285,10 @@ class Focus:
                 names += [t for t in tokens if t not in names]
         for word in question.names:  # names the entity rules did not know (WhatsApp)
             names += [t for t in tokenize(word) if t not in names and t not in skip and t not in QUESTION_TERMS]
-        predicate = {t: 1.0 for t in tokenize(question.terms or question.text)
-                     if t not in QUESTION_TERMS and t not in skip and t not in names}
         window = perception.constraints.time
         said = window.text.lower() if window is not None else ""
+        predicate = {t: 1.0 for t in tokenize(question.terms or question.text)
+                     if t not in QUESTION_TERMS and t not in skip and t not in names}
         # a numbered name that is the question's time phrase ("Q2 2025") is the freshness check's
         numbered = question.identifiers
         identifiers = tuple(i for i in numbered if i.lower() not in said)
@@ -287,8 +297,11 @@ class Focus:
         spelled = {t for i in numbered for t in tokenize(i)}
         names = [n for n in names if n not in spelled]
         head_tokens = tokenize(question.head) if question.head else []
+        # the words of the question's time phrase ("in March 2024"): a document dated inside the
+        # window says them by its date (validation's term coverage counts them there)
+        dated_terms = frozenset(tokenize(window.text)) if said and question.mentions(window.text) else frozenset()
         return cls(tuple(names), predicate, question.slot, perception.language, identifiers, periods,
-                   head_tokens[0] if head_tokens else "", question, question.operators)
+                   head_tokens[0] if head_tokens else "", question, question.operators, dated_terms)
 
     @property
     def wants_code(self) -> bool:

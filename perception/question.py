@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from core.reading.dates import YEAR
 from core.reading.identifiers import IDENTIFIER, OPERATOR_CHAR, names_title
 from core.reading.quantities import NUMBER_RUN
+from core.reading.units import is_measure
 from core.text import CALENDAR_WORD
 
 from .config import PerceptionConfig, QuestionKind, load_config
@@ -298,8 +299,12 @@ def _phrase_noun(match: re.Match | None) -> str:
 
 
 def _counted(text: str) -> str:
-    """The noun a count question counts ("PEPs" in "How many PEPs has Guido written?"), or ""."""
-    return _phrase_noun(_COUNTED.search(text))
+    """The noun a count question counts ("PEPs" in "How many PEPs has Guido written?"), or "";
+    a unit of measure in the phrase is what is counted ("miles" in "How many miles south of
+    San Jose ...?")."""
+    match = _COUNTED.search(text)
+    measure = next((w for w in match.group("phrase").split() if is_measure(w)), None) if match else None
+    return measure or _phrase_noun(match)
 
 
 def _measured(text: str) -> str:

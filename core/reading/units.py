@@ -22,6 +22,29 @@ _ALIASES: dict[str, str | None] = {
     "US$": "USD", "€": "EUR", "£": "GBP", "liter": "L", "liters": "L", "litre": "L", "litres": "L"}
 
 
+# A unit that measures (time, length, mass, money, a share, data size) written right after a
+# number: the number is a measurement, not a count of some other noun ("Talks are 25 minutes
+# long" counts no talks). Count nouns ("seats", "items") are not among them.
+MEASURE_AFTER = re.compile(
+    r"\s*(?:%|(?:percent|per\s*cent|kg|tonnes?|tons?|km|nmi|miles?|mi|yards?|feet|foot|ft|inch(?:es)?|acres?|"
+    r"hectares?|m|mm|cm|lbs?|pounds?|kN|knots?|psi|kPa|MPa|bar|°C|litres?|"
+    r"liters?|gallons?|hours?|hrs?|h|minutes?|mins?|seconds?|secs?|s|ms|days?|weeks?|months?|years?|"
+    r"[KMGTP]i?B|bytes?|USD|EUR|CNY|GBP|dollars?|euros?)\b)", re.I)
+
+
+def is_measure(word: str) -> bool:
+    """True when `word` is a unit of measure ("miles", "minutes", "GB"), not a count noun."""
+    match = MEASURE_AFTER.match(word.strip())
+    return match is not None and match.end() == len(word.strip())
+
+
+def measure_after(text: str, end: int) -> str:
+    """The unit of measure written right after position `end` (a number's end) in `text`, as
+    written ("minutes", "%"), or "" when none is."""
+    match = MEASURE_AFTER.match(text, end)
+    return match.group(0).strip() if match else ""
+
+
 def normalize_unit(unit: str | None) -> str | None:
     """The canonical spelling of a unit ("percent" -> "%", "公斤" -> "kg", "项" -> "items").
 

@@ -47,8 +47,9 @@ from orchestration.retrieval.tokenize import tokenize
 from orchestration.textcache import term_set
 from orchestration.types import Answer, Claim
 from perception.slots import SHORT_QUESTION_WORDS
-from perception.types import Perception
+from perception.types import Perception, TimeWindow
 from validation import text as tx
+from validation.checks.freshness import document_day
 from validation.context import CheckContext
 from validation.reasons import Reason
 from validation.types import Issue
@@ -98,15 +99,15 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
     chunks = {chunk.chunk_id: chunk for chunk in evidence}
     focus = Focus.of(perception)
     readings = [reading for k, claim in claims
-                if (reading := _read(k, claim, answer, chunks, focus)) is not None]
+                if (reading := _read(k, claim, answer, chunks, focus, perception.constraints.time)) is not None]
     if not readings:
         return []  # no claim cites the evidence: the evidence check reports that
     reason = _problem(focus, readings, answer, chunks, perception)
     return [] if reason is None else [Issue(CHECK, "unanswered", reason.text("en"), reason=reason)]
 
 
-def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChunk], focus: Focus
-          ) -> ClaimReading | None:
+def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChunk], focus: Focus,
+          window: TimeWindow | None = None) -> ClaimReading | None:
     """The claim's coverage of the focus (its sentence and its chunks' titles) and whether it fills the slot."""
     cited = [chunks[c.chunk_id] for n in claim.citations if (c := answer.citation(n)) is not None
              and c.chunk_id in chunks]
@@ -114,6 +115,7 @@ def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChun
         return None
     text = tx.strip_markers(claim.text)
     tokens = set(tokenize(text)) | {t for chunk in cited for t in tokenize(chunk.title or "")}
+    tokens |= _said_by_date(focus, cited, window)
     published = any(chunk.metadata.get("published_at") for chunk in cited)
     context = {t for chunk in cited for t in term_set(chunk.text)}
     return ClaimReading(index, text, focus.coverage(tokens),
@@ -161,6 +163,7 @@ def rule_problem(focus: Focus, readings: list[ClaimReading], answer: Answer, cit
     what the rules find missing, or None."""
     answer_tokens = {t for r in readings for t in tokenize(r.text)}
     answer_tokens |= {t for c in cited for t in tokenize(c.title or "")}
+    answer_tokens |= _said_by_date(focus, cited, perception.constraints.time)
     context = {t for c in cited for t in tokenize(c.text)}
     coverage = focus.coverage(answer_tokens, context)
     # a short yes/no or definition question (few terms, few words) needs all its terms; a longer
@@ -269,6 +272,16 @@ def _names_period(period: str, chunk: ScoredChunk) -> bool:
     """The chunk writes the period: a year as a number, a quarter like an identifier."""
     text = f"{chunk.title} {chunk.text}"
     return period in text if period.isdigit() else names_identifier(period, text)
+
+
+def _said_by_date(focus: Focus, cited: Sequence[ScoredChunk], window: TimeWindow | None) -> frozenset[str]:
+    """The words of the question's time phrase when a cited source is dated inside its window:
+    a post dated March 2024 answers "What did the blog announce in March 2024?" without writing
+    "March 2024" (the freshness check judges the date)."""
+    if not focus.dated_terms or window is None:
+        return frozenset()
+    inside = any((day := document_day(c)) is not None and window.contains(day) for c in cited)
+    return focus.dated_terms if inside else frozenset()
 
 
 def _dated(chunk: ScoredChunk) -> bool:

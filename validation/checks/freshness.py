@@ -54,7 +54,7 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
     wanted = set(constraints.status) if constraints is not None else set()
     issues: list[Issue] = []
     for claim_index, chunk in _cited_chunks(answer, evidence):
-        day = _document_day(chunk)
+        day = document_day(chunk)
         status = str(chunk.metadata.get("status") or "").lower()
         stale = status in context.stale_statuses
         if window is not None and day is not None and not window.contains(day) \
@@ -109,7 +109,7 @@ def speaks_of(chunk: ScoredChunk, window: TimeWindow) -> bool:
     return False
 
 
-def _document_day(chunk: ScoredChunk) -> dt.date | None:
+def document_day(chunk: ScoredChunk) -> dt.date | None:
     """The chunk's document date, or None when it has none or it cannot be read."""
     try:
         return document_date(chunk.metadata)

@@ -1,0 +1,69 @@
+"""A time-bounded question over a blog, through the whole loop (issue 24).
+
+Found in issue 24: 'One time-bounded question ("What did the blog announce in <month> <year>?")
+got exactly the right post ranked first and was refused for it': the term-coverage rule wanted
+the answer sentence to say "March" and "2024", words the question spends on the time window the
+evidence was already searched with (a post dated in March says "Today we announce ...").
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from orchestration.kb.config import parse_kb_config
+from orchestration.kb.ingest import ingest
+from perception import PerceptionAgent
+from server.bootstrap import build_loop
+from server.loop import AskRequest
+
+POSTS = {
+    "2024-01-remote-write-2.md": ("Remote write 2.0 is in beta", "2024-01-18",
+                                  "We are happy to announce that remote write 2.0 is available as a beta in "
+                                  "Prometheus 2.49.\nThe new protocol sends metadata, exemplars and native histograms "
+                                  "in one message."),
+    "2024-03-road-to-3.md": ("The road to Prometheus 3.0", "2024-03-14",
+                             "Today we announce the plan for Prometheus 3.0, the first major release in seven years.\n"
+                             "It will ship a new web UI and UTF-8 metric names."),
+    "2024-06-promcon-cfp.md": ("PromCon 2024 call for speakers", "2024-06-03",
+                               "The call for speakers for PromCon 2024 in Berlin is open until July 1.\n"
+                               "Talks are 25 minutes long."),
+}
+
+
+@pytest.fixture(scope="module")
+def loop(tmp_path_factory, embedder):
+    root = tmp_path_factory.mktemp("blog")
+    (root / "blog").mkdir()
+    for name, (title, date, body) in POSTS.items():
+        (root / "blog" / name).write_text(f"---\ntitle: {title}\ndate: {date}\n---\n\n# {title}\n\n{body}\n",
+                                          encoding="utf-8")
+    config = parse_kb_config({"knowledge_bases": {"blog": {"paths": [str(root / "blog")]}}},
+                             base_dir=root, data_dir=root / "data")
+    ingest(config.knowledge_bases["blog"], config.kb_dir("blog"), embedder, progress=False)
+    perception = PerceptionAgent(use_ner=False)
+    perception.warm_up()
+    service = build_loop(kb_config=config, perception=perception)
+    service.warm_up()
+    return service
+
+
+def _ask(loop, query: str) -> dict:
+    return loop.run(AskRequest(query=query, now=dt.date(2024, 12, 1)))
+
+
+@pytest.mark.parametrize("query, post", [
+    ("What did the blog announce in March 2024?", "Today we announce the plan for Prometheus 3.0"),
+    ("What did the Prometheus blog announce in January 2024?", "We are happy to announce that remote write 2.0"),
+])
+def test_the_post_of_the_asked_month_answers(loop, query, post):
+    body = _ask(loop, query)
+    assert body["status"] == "answered", body["answer"]
+    assert body["answer"].startswith(post), body["answer"]
+
+
+def test_a_month_without_a_post_is_refused(loop):
+    body = _ask(loop, "What did the blog announce in May 2024?")
+    assert body["status"] == "insufficient", body["answer"]
+    assert "May 2024" in body["answer"]  # the refusal says which window held nothing
