@@ -196,3 +196,12 @@ def test_split_questions_keeps_the_context_clauses():
     assert [ask for _, ask in parts] == ["应该找哪个部门处理", "流程是什么"]
     assert all(text.startswith("发票金额与合同不一致") for text, _ in parts)
     assert split_questions("What triggers error code E4027?") == [("What triggers error code E4027?",) * 2]
+
+
+@pytest.mark.parametrize("query, counted", [
+    ("How many miles south of San Jose is the midway point?", "miles"),
+    ("How many years later did the second bridge open?", "years"),
+    ("How many minutes long is a PromCon talk?", "minutes"),
+])
+def test_a_unit_of_measure_in_the_counted_phrase_is_what_is_counted(ask, query, counted):
+    assert ask(query).counted == counted

@@ -219,3 +219,22 @@ def test_how_much_of_a_noun_is_filled_by_that_noun_not_by_money():
     assert fills_slot("amount", "The build uses 12 GB more memory.", asked=memory)
     assert not fills_slot("amount", "The build was released in 12 weeks.", asked=memory)
     assert fills_slot("amount", "It costs USD 8,900.", asked=ask("How much does it cost?"))
+
+
+def test_a_number_with_a_unit_of_measure_counts_nothing_else():
+    """Issue 24: 'any on-topic sentence carrying a number passes as the answer'. "How many talks
+    are accepted?" took "Talks are 25 minutes long": 25 measures minutes, it counts no talks. A
+    question counting the unit itself ("How many miles south ...?") is answered by it, and "how
+    much dust" by "182 million tons of dust"."""
+    from orchestration.focus import fills_slot
+
+    talks = ask("How many talks are accepted at PromCon 2024?")
+    assert not fills_slot("number", "Talks are 25 minutes long and every accepted speaker gets a free ticket.",
+                          asked=talks)
+    assert fills_slot("number", "The programme committee accepted 24 talks.", asked=talks)
+    miles = ask("How many miles south of San Jose is the north - south midway point located?")
+    assert miles.counted == "miles"  # the unit of measure in the counted phrase, not "south"
+    assert fills_slot("number", "The midway point lies around 11 miles (18 km) south of San Jose.", asked=miles)
+    dust = ask("How much dust is blown out of the Sahara each year?")
+    assert fills_slot("amount", "An average 182 million tons of dust are windblown out of the Sahara each year.",
+                      asked=dust)

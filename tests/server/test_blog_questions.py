@@ -1,9 +1,11 @@
-"""A time-bounded question over a blog, through the whole loop (issue 24).
+"""Questions over a blog, through the whole loop (issue 24's findings).
 
 Found in issue 24: 'One time-bounded question ("What did the blog announce in <month> <year>?")
 got exactly the right post ranked first and was refused for it': the term-coverage rule wanted
 the answer sentence to say "March" and "2024", words the question spends on the time window the
 evidence was already searched with (a post dated in March says "Today we announce ...").
+
+Found in issue 24: 'any on-topic sentence carrying a number ... passes as the answer'.
 """
 
 from __future__ import annotations
@@ -67,3 +69,12 @@ def test_a_month_without_a_post_is_refused(loop):
     body = _ask(loop, "What did the blog announce in May 2024?")
     assert body["status"] == "insufficient", body["answer"]
     assert "May 2024" in body["answer"]  # the refusal says which window held nothing
+
+
+def test_an_on_topic_number_that_counts_something_else_does_not_answer_a_count(loop):
+    """"How many talks ...?" was answered by "Talks are 25 minutes long": a length, not a count."""
+    body = _ask(loop, "How many talks are accepted at PromCon 2024?")
+    assert body["status"] == "insufficient", body["answer"]
+    assert "'talk'" in body["answer"]  # the refusal names what the question counts
+    length = _ask(loop, "How long are PromCon 2024 talks?")  # the same sentence answers its own question
+    assert length["status"] == "answered" and length["answer"].startswith("Talks are 25 minutes long"), length
