@@ -108,8 +108,8 @@ class Claim:
     Attributes:
         kind: "fact" (a quoted or paraphrased statement), "relation" (a comparison the composer
             derived from two facts), "verdict" (a yes/no question's "Yes." or "No.", citing the
-            unit that decides it: orchestration/compose/verdict.py), or "notice" (a statement about the answer itself, such as a
-            flagged issue; never needs a citation).
+            unit that decides it: orchestration/compose/verdict.py), or "notice" (a statement
+            about the answer itself, such as a flagged issue; never needs a citation).
         numbers: the numbers the claim states, as written (validation checks them).
         entity: the comparison side the claim is about, when there is one.
         values: for relations, the compared values {"<entity>": {"value", "unit", "n"}}.

@@ -42,7 +42,7 @@ from .scorer.cross import get_cross_encoder
 from .scorer.features import feature_matrix
 from .scorer.model import LANGUAGES, AnswerModel, load_model, rerank_score
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
-from .sentences import Candidate, code_after, evidence_candidates, items_after, list_of
+from .sentences import Candidate, code_after, evidence_candidates, heading_subject, items_after, list_of
 from .verdict import decide
 
 EXPLAINED = 12  # candidates per sub-question whose choice the trace explains
@@ -206,7 +206,7 @@ class ExtractiveComposer:
                 if candidate.key in quoted:
                     continue  # an item its list's lead-in brought already
                 quoted.add(candidate.key)
-                section.append(self._fact(candidate, book))
+                section.append(self._fact(candidate, book, lead=not section))
                 if len(section) == 1:
                     self._verdict(focus, candidate, section, perception.language, notes, decisions)
                 block = code_after(candidate)
@@ -425,11 +425,16 @@ class ExtractiveComposer:
 
     # --- claims -----------------------------------------------------------------------------------
 
-    def _fact(self, candidate: Candidate, book: CitationBook, entity: str | None = None) -> Claim:
+    def _fact(self, candidate: Candidate, book: CitationBook, entity: str | None = None, lead: bool = False) -> Claim:
         """A fact claim quoting the sentence verbatim, its [n] marker appended (a code block
-        fenced, so it reads as the configuration it is, its marker after the fence)."""
+        fenced, so it reads as the configuration it is, its marker after the fence). A `lead` unit
+        that opens with a pronoun ("It does not support X.") is introduced by the heading it
+        stands under, which names what "It" is ("Lite edition: It does not support X.")."""
         n = book.cite(candidate.chunk, candidate.text, candidate.unit, candidate.path)
         text = f"```\n{candidate.text}\n``` [{n}]" if candidate.notes.get("code") else f"{candidate.text} [{n}]"
+        subject = heading_subject(candidate) if lead else ""
+        if subject:
+            text = f"{subject}: {text}"
         p = candidate.notes.get("p")
         return Claim(text=text, citations=[n], numbers=[q.text for q in candidate.quantities], kind="fact",
                      entity=entity, probability=None if p is None else round(p, 4))

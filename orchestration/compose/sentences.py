@@ -335,3 +335,24 @@ def evidence_candidates(evidence: Sequence[ScoredChunk], keep_code: bool = False
     for rank, chunk in enumerate(evidence):
         out.extend(chunk_candidates(chunk, rank, sorted(by_doc[chunk.doc_id]), keep_code))
     return out
+
+
+# A unit that opens with a pronoun speaks of what its heading names ("It does not support X."
+# under "Lite edition").
+# Not an expletive "It is possible to ..."; not a heading that names a part of any document
+# ("Abstract", "Rationale"), which says nothing of what "It" is.
+_OPENS_WITH_PRONOUN = re.compile(r"^(?:It|Its|They|Their)\b(?!\s+(?:is|was)\s+(?:possible|"
+                                 r"recommended|important|necessary|not\s+possible)\b)")
+_DOCUMENT_PART = re.compile(r"^(?:abstract|introduction|overview|summary|rationale|motivation|background|"
+                            r"description|details|notes?|usage|examples?|specification|discussion|faq)"
+                            r"(?:\s+and\s+\w+)?$", re.I)
+
+
+def heading_subject(candidate: Candidate) -> str:
+    """The heading a unit that opens with a pronoun speaks of (its innermost heading, when the
+    chunk writes it), or "" (no pronoun, no heading, or a heading the chunk does not write: a
+    claim must be checkable against what it cites)."""
+    if candidate.unit == unit_types.CODE or not candidate.path or not _OPENS_WITH_PRONOUN.match(candidate.text):
+        return ""
+    heading = candidate.path[-1].strip()
+    return heading if heading and heading in candidate.chunk.text and not _DOCUMENT_PART.match(heading) else ""

@@ -3,11 +3,11 @@ the unit that decides it, when one does.
 
 A unit decides the question when it carries the question's predicate terms (COVERAGE of their
 weight), read where it stands (its text, its headings and its document title: "It does not
-support X." under a heading naming the subject): a unit that says less is evidence on the topic, not an answer to it, and gets no
-verdict (the quote stands alone, as before). The verdict is the unit's polarity, read in the
-clause that carries most of the question's terms (`core.reading.polarity`): negated -> "No.",
-affirmed -> "Yes.". A question asking the negative ("Isn't X ...?") gets the same word: "No" says
-X is not so, in either form.
+support X." under a heading naming the subject): a unit that says less is evidence on the
+topic, not an answer to it, and gets no verdict (the quote stands alone, as before). The
+verdict is the unit's polarity, read in the clause that carries most of the question's terms
+(`core.reading.polarity`): negated -> "No.", affirmed -> "Yes.". A question asking the negative
+("Isn't X ...?") gets the same word: "No" says X is not so, in either form.
 """
 
 from __future__ import annotations

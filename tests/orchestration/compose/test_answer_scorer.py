@@ -193,6 +193,7 @@ def test_a_unit_is_read_under_its_heading_so_it_answers_about_the_subject_the_he
     composer = ExtractiveComposer(answer_model=False, max_sentences=1)
     answer = composer.run(perceive("Does the Lite edition offer PDF export?"), evidence)
     lite = "It offers no PDF export; printing is black and white for every user. [1]"
-    # and it decides the yes/no question: "No." (the unit negates it, read with its heading)
-    assert [c.text for c in answer.claims] == ["No.", lite]
+    # it decides the yes/no question: "No." (the unit negates it, read with its heading), and its
+    # heading says what "It" is (issue 24 item 3: "the heading's subject for a unit that says 'It ...'")
+    assert [c.text for c in answer.claims] == ["No.", f"Lite edition: {lite}"]
     assert answer.citations[0].path == ["Editions", "Lite edition"]

@@ -502,3 +502,17 @@ def test_a_chinese_yes_no_question_gets_its_verdict_in_chinese(composer, perceiv
     answer = composer.run(perceive("restic 是否有内置的备份调度功能？"), [chunk])
     assert answer.text.startswith("否。 restic 没有内置的备份调度功能")
     assert answer.claims[0].kind == "verdict"
+
+
+def test_a_lead_that_says_it_is_introduced_by_its_heading(composer, perceive, synthetic):
+    """Issue 24 item 3: the lead brings 'the heading's subject for a unit that says "It ..."'; a
+    heading the chunk does not write is not added (a claim must be checkable), nor is one before
+    an expletive "It is possible to ..."."""
+    text = "## Append-only mode\n\nIt prevents clients from deleting or overwriting data in the repository."
+    chunk = synthetic(text, doc_id="rest", title="REST server", section="Append-only mode")
+    answer = composer.run(perceive("What does append-only mode prevent clients from doing?"), [chunk])
+    lead = answer.claims[0].text
+    assert lead.startswith("Append-only mode: It prevents clients from deleting"), lead
+    assert not composer.run(perceive("What does the REST server prevent clients from doing?"),
+                            [synthetic("It is possible to prevent clients from deleting data.", doc_id="x",
+                                       title="REST server")]).claims[0].text.startswith("REST server:")
