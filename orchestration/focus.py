@@ -299,7 +299,7 @@ class Focus:
         head_tokens = tokenize(question.head) if question.head else []
         # the words of the question's time phrase ("in March 2024"): a document dated inside the
         # window says them by its date (validation's term coverage counts them there)
-        dated_terms = frozenset(tokenize(window.text)) if said and question.mentions(window.text) else frozenset()
+        dated_terms = frozenset(tokenize(said)) if said and question.mentions(said) else frozenset()
         return cls(tuple(names), predicate, question.slot, perception.language, identifiers, periods,
                    head_tokens[0] if head_tokens else "", question, question.operators, dated_terms)
 
