@@ -51,6 +51,9 @@ QUESTION_TERMS = CUE_TERMS | frozenset({
     "i", "me", "my", "we", "us", "our", "you", "your",
     "谁", "哪里", "何时", "吗", "呢", "请问", "应该", "可以", "需要", "处理",
 })
+# What the tokenizer leaves of an English clitic ("Poetry's" -> "poetri", "s"; "don't" -> "don",
+# "t"): no word of the question, so no term an answer must carry.
+CLITICS = frozenset({"s", "t", "d", "ll", "re", "ve", "m"})
 _NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
                 r"forty|fifty|sixty|hundred|thousand|million|billion|half|dozen)")
 _CN_NUMBER = r"[0-9０-９一二两三四五六七八九十百千万亿]"
@@ -253,6 +256,8 @@ class Focus:
             `slot_head`), "" when the question has none: a sentence answers only if it carries it.
         operators: operator symbols the question writes on their own ("|>", ":=", "**"): like an
             identifier, the one thing asked about, which a source must write (`names_operator`).
+        options: command-line options and setting keys the question writes ("--retry-lock"):
+            the same, written whole (`names_option`).
         dated_terms: the words of the question's time phrase ("march", "2024"): a source dated
             inside the query's window says them by its date.
     """
@@ -267,6 +272,7 @@ class Focus:
     question: Question = field(default_factory=lambda: Question(""))
     operators: tuple[str, ...] = ()
     dated_terms: frozenset[str] = frozenset()
+    options: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, perception: Perception, part: Question | None = None) -> Focus:
@@ -288,7 +294,7 @@ class Focus:
         window = perception.constraints.time
         said = window.text.lower() if window is not None else ""
         predicate = {t: 1.0 for t in tokenize(question.terms or question.text)
-                     if t not in QUESTION_TERMS and t not in skip and t not in names}
+                     if t not in QUESTION_TERMS and t not in skip and t not in names and t not in CLITICS}
         # a numbered name that is the question's time phrase ("Q2 2025") is the freshness check's
         numbered = question.identifiers
         identifiers = tuple(i for i in numbered if i.lower() not in said)
@@ -301,7 +307,8 @@ class Focus:
         # window says them by its date (validation's term coverage counts them there)
         dated_terms = frozenset(tokenize(said)) if said and question.mentions(said) else frozenset()
         return cls(tuple(names), predicate, question.slot, perception.language, identifiers, periods,
-                   head_tokens[0] if head_tokens else "", question, question.operators, dated_terms)
+                   head_tokens[0] if head_tokens else "", question, question.operators, dated_terms,
+                   question.options)
 
     @property
     def wants_code(self) -> bool:

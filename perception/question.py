@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.reading.dates import YEAR
-from core.reading.identifiers import IDENTIFIER, OPERATOR_CHAR, names_title
+from core.reading.identifiers import IDENTIFIER, OPERATOR_CHAR, names_title, options_in
 from core.reading.quantities import NUMBER_RUN
 from core.reading.units import is_measure
 from core.text import CALENDAR_WORD
@@ -99,6 +99,8 @@ class Question:
         identifiers: numbered names as written ("PEP 604", "Python 3.16", "Q2 2025").
         names: capitalised words and codes inside the question (not its first word).
         operators: operator symbols written on their own ("|>", ":=").
+        options: command-line options and dotted setting keys it writes ("--retry-lock",
+            "installer.max-workers"): like an identifier, a source that answers must write them.
         numbers: the numbers it writes ("8" in "PEP 8"); an answer must state another.
         words: its English words, lower case, without a possessive "'s".
         years: the four-digit years it writes.
@@ -124,6 +126,7 @@ class Question:
     identifiers: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
     operators: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
     numbers: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
     years: tuple[str, ...] = ()
@@ -158,7 +161,8 @@ class Question:
         return {"text": self.text, "kind": self.kind, "slot": self.slot, "unit": self.unit, "counted": self.counted,
                 "counts": self.counts, "share": self.share, "subject": self.subject, "polarity": self.polarity,
                 "head": self.head, "identifiers": list(self.identifiers), "names": list(self.names),
-                "operators": list(self.operators), "numbers": list(self.numbers), "words": list(self.words),
+                "operators": list(self.operators), "options": list(self.options), "numbers": list(self.numbers),
+                "words": list(self.words),
                 "years": list(self.years), "signature": self.signature, "code": self.code,
                 "temporal": self.temporal, "terms": self.terms, "ask": self.ask,
                 "parts": [p.to_dict() for p in self.parts]}
@@ -166,7 +170,7 @@ class Question:
     @classmethod
     def from_dict(cls, data: dict) -> Question:
         """Rebuild a question from `to_dict()` output."""
-        tuples = ("identifiers", "names", "operators", "numbers", "words", "years")
+        tuples = ("identifiers", "names", "operators", "options", "numbers", "words", "years")
         values = {k: v for k, v in data.items() if k in cls.__dataclass_fields__ and k != "parts"}
         values.update({k: tuple(data.get(k) or ()) for k in tuples})
         return cls(**values, parts=tuple(cls.from_dict(p) for p in data.get("parts") or ()))
@@ -225,6 +229,7 @@ def read_question(config: PerceptionConfig, text: str, action: str = "lookup", q
         names=tuple(w for w in _NAME_WORD.findall(text[1:]) if not CALENDAR_WORD.fullmatch(w)),
         operators=tuple(dict.fromkeys(op for m in _OPERATOR.finditer(text)
                                       if (op := m.group("op") or m.group("quoted")) not in _NOT_OPERATORS)),
+        options=options_in(text),
         numbers=tuple(dict.fromkeys(NUMBER_RUN.findall(text))),
         words=tuple(dict.fromkeys(_POSSESSIVE.sub("", w.lower()) for w in _WORD.findall(text))),
         years=tuple(dict.fromkeys(YEAR.findall(text))), signature=_signature(text),

@@ -22,6 +22,12 @@ IDENTIFIER = re.compile(rf"\b(?!(?i:{MONTH_NAME}|no|nr|number|top|rank|{_APPROXI
                         rf"(?:[A-Z][A-Za-z]*|[A-Za-z]+\d+)\s+\d+(?:\.\d+)*\b(?![.,]\d)")
 # One character of an operator symbol ("|>", ":=", "**").
 OPERATOR_CHAR = r"[|&^~<>=!:*/%+@-]"
+# A command-line option ("--retry-lock", "--keep-daily") or a dotted setting key
+# ("installer.max-workers", "tool.poetry", "config.toml"): in a question, the exact thing asked
+# about, which the source that answers must write.
+OPTION = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*[A-Za-z0-9]"
+                    r"|(?<![\w.@/-])[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+(?![\w-]|\.\w)")
+_NOT_OPTIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "a.m", "p.m", "u.s", "no"})
 # "PEP 563 – ", "RFC 9110: ": a numbered prefix before a document's name
 _TITLE_PREFIX = re.compile(r"^[^–:-]{0,30}\d\s*[–:-]\s*")
 
@@ -68,3 +74,14 @@ def names_identifier(identifier: str, text: str) -> bool:
         and re.search(rf"\b{re.escape(word)}\b", text, re.I) is not None
 
 
+def options_in(text: str) -> tuple[str, ...]:
+    """The options and setting keys a text writes, in order, each once ("--retry-lock",
+    "installer.max-workers"); abbreviations ("e.g.") are none."""
+    return tuple(dict.fromkeys(m.group(0) for m in OPTION.finditer(text) if m.group(0).lower() not in _NOT_OPTIONS))
+
+
+def names_option(option: str, text: str) -> bool:
+    """True when `text` writes the option or key whole, any case: "--max-unused" in
+    "--max-unused=5%" and in "``--max-unused``", not in "--max-unused-size"; "tool.poetry" not
+    in "tool.poetry-dynamic"."""
+    return re.search(rf"(?<![\w.-]){re.escape(option)}(?![\w-]|\.\w)", text, re.I) is not None

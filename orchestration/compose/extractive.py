@@ -23,7 +23,7 @@ import functools
 import math
 from collections.abc import Sequence
 
-from core.reading.identifiers import IDENTIFIER, names_identifier, names_operator
+from core.reading.identifiers import IDENTIFIER, names_identifier, names_operator, names_option
 from core.text import is_question
 from core.vocab import MENTION_LABELS
 from orchestration.focus import OPEN_SLOTS, Focus
@@ -252,9 +252,9 @@ class ExtractiveComposer:
         if names:
             candidates = [c for c in candidates if _names_any(names, c)]
         whole = Focus.of(perception).head_in(c.context_tokens for c in candidates)
-        identifiers, operators = whole.identifiers, whole.operators
-        naming = [c for c in candidates if _names_all(identifiers, operators, f"{c.chunk.title}\n{c.chunk.text}")
-                  ] if identifiers or operators else []
+        identifiers, operators, options = whole.identifiers, whole.operators, whole.options
+        naming = [c for c in candidates if _names_all(identifiers, operators, f"{c.chunk.title}\n{c.chunk.text}", options)
+                  ] if identifiers or operators or options else []
         if naming:  # "Was PEP 3103 accepted?": quote the chunks about PEP 3103 when there are any
             # and of those, the document it is when it is there ("What did PEP 563 propose?" is
             # answered by PEP 563, not by PEP 749 saying how it differs from PEP 563)
@@ -455,9 +455,11 @@ def _names_any(names: Sequence[Side], candidate: Candidate) -> bool:
                for name in names)
 
 
-def _names_all(identifiers: Sequence[str], operators: Sequence[str], text: str) -> bool:
-    """True when `text` (a chunk's title and text) names every identifier and writes every operator."""
-    return all(names_identifier(i, text) for i in identifiers) and all(names_operator(o, text) for o in operators)
+def _names_all(identifiers: Sequence[str], operators: Sequence[str], text: str, options: Sequence[str] = ()) -> bool:
+    """True when `text` (a chunk's title and text) names every identifier and writes every
+    operator and option."""
+    return all(names_identifier(i, text) for i in identifiers) and all(names_operator(o, text) for o in operators) \
+        and all(names_option(o, text) for o in options)
 
 
 def _answer_first(chosen: Sequence[Candidate]) -> list[Candidate]:

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.reading.identifiers import names_identifier, names_operator
+from core.reading.identifiers import names_identifier, names_operator, names_option
 from orchestration.focus import Focus  # the question's focus and slot test, shared with the composer
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
@@ -132,6 +132,7 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     texts = [f"{c.title}\n{c.text}" for c in cited]
     unnamed = [i for i in focus.identifiers if not any(names_identifier(i, text) for text in texts)]
     unnamed += [o for o in focus.operators if not any(names_operator(o, text) for text in texts)]
+    unnamed += [o for o in focus.options if not any(names_option(o, text) for text in texts)]
     if unnamed:
         return Reason("unnamed", {"names": unnamed})
     periods = list(focus.periods) or ([year] if (year := _asked_year(perception)) else [])
