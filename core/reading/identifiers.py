@@ -23,10 +23,10 @@ IDENTIFIER = re.compile(rf"\b(?!(?i:{MONTH_NAME}|no|nr|number|top|rank|{_APPROXI
 # One character of an operator symbol ("|>", ":=", "**").
 OPERATOR_CHAR = r"[|&^~<>=!:*/%+@-]"
 # A command-line option ("--retry-lock", "--keep-daily") or a dotted setting key
-# ("installer.max-workers", "tool.poetry", "config.toml"): in a question, the exact thing asked
-# about, which the source that answers must write.
+# ("installer.max-workers", "tool.poetry", "config.toml", lower case: "CBSSports.com" names a
+# publication): in a question, the exact thing asked about, which the source that answers must write.
 OPTION = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*[A-Za-z0-9]"
-                    r"|(?<![\w.@/-])[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+(?![\w-]|\.\w)")
+                    r"|(?<![\w.@/-])[a-z_][\w-]*(?:\.[a-z_][\w-]*)+(?![\w-]|\.\w)")
 _NOT_OPTIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "a.m", "p.m", "u.s", "no"})
 # "PEP 563 – ", "RFC 9110: ": a numbered prefix before a document's name
 _TITLE_PREFIX = re.compile(r"^[^–:-]{0,30}\d\s*[–:-]\s*")

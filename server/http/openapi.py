@@ -109,7 +109,8 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
         "keywords": _arr(STR),
         "question": {**OBJ, "description": "What the query asks, read once from the question-kind table of "
                      "config/perception.yaml: kind, slot, unit, counted, subject, polarity, head, identifiers, "
-                     "parts (sub-questions, each a question)."}})
+                     "options (command-line options and setting keys it writes: --retry-lock, "
+                     "installer.max-workers), parts (sub-questions, each a question)."}})
     task = _obj({"id": STR, "query": STR, "search": {"enum": ["vector", "keyword", "hybrid"]}, "kb": STR,
                  "weight": NUM, "priority": INT, "filters": OBJ, "top_k": INT, "rule": STR, "reason": STR})
     plan = _obj({"tasks": _arr(task), "fusion": _obj({"method": STR, "k": NUM}), "max_evidence": INT,

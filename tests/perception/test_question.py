@@ -205,3 +205,10 @@ def test_split_questions_keeps_the_context_clauses():
 ])
 def test_a_unit_of_measure_in_the_counted_phrase_is_what_is_counted(ask, query, counted):
     assert ask(query).counted == counted
+
+
+def test_options_and_setting_keys_are_read_once(ask):
+    question = ask("What is the default value of prune's --max-unused option?")
+    assert question.options == ("--max-unused",)
+    assert ask("What is the default of installer.max-workers?").options == ("installer.max-workers",)
+    assert ask("How do I install Poetry?").options == ()

@@ -219,3 +219,32 @@ def test_the_askers_pronouns_are_no_terms_an_answer_must_say(perceive, context):
     chunk = passage("tokens#0", "To give the client an API token, set it with client config api-token <token>.",
                     title="Tokens")
     assert verdict(perceive, context, "How do I give the client my API token?", chunk.text, chunk) == []
+
+
+RETRY_LOCK = passage("scripting#3", "If the --retry-lock option is specified, restic will retry creating the lock "
+                                   "periodically until it succeeds or the specified timeout expires.")
+PROGRESS = passage("scripting#5", "Setting the RESTIC_PROGRESS_FPS environment variable prints a status report "
+                                 "even when --quiet was specified, and restic waits between updates.")
+
+
+def test_an_option_or_setting_key_the_question_writes_must_be_written_by_the_source(perceive, context):
+    """restic's docs: "How long does restic wait between attempts when --retry-lock is set?" was
+    answered from a sentence on --quiet and RESTIC_PROGRESS_FPS. The option asked about is, like
+    a numbered name, the one thing the answer must come from."""
+    query = "How long does restic wait between attempts when --retry-lock is set?"
+    [issue] = verdict(perceive, context, query, PROGRESS.text, PROGRESS)
+    assert issue.reason.code == "unnamed" and issue.reason.values["names"] == ["--retry-lock"]
+    key = passage("config#2", "installer.max-workers: the maximum number of workers. Default: number_of_cores + 4.")
+    assert verdict(perceive, context, "What is the default value of installer.max-workers?", key.text, key) == []
+    other = passage("config#3", "installer.parallel: use parallel execution. Default: true.")
+    [issue] = verdict(perceive, context, "What is the default value of installer.max-workers?", other.text, other)
+    assert issue.reason.code == "unnamed"
+
+
+def test_a_possessive_is_no_term_an_answer_must_say(perceive):
+    """"restic's" tokenizes to "restic" and "s": the refusal said no sentence was about 's'."""
+    from orchestration.focus import Focus
+
+    focus = Focus.of(perceive("Which values does restic's --compression option accept?"))
+    assert "s" not in focus.predicate and "restic" in focus.predicate
+    assert Focus.of(perceive("Why don't my backups run?")).predicate.keys().isdisjoint({"t", "s"})
