@@ -253,7 +253,8 @@ class ExtractiveComposer:
             candidates = [c for c in candidates if _names_any(names, c)]
         whole = Focus.of(perception).head_in(c.context_tokens for c in candidates)
         identifiers, operators, options = whole.identifiers, whole.operators, whole.options
-        naming = [c for c in candidates if _names_all(identifiers, operators, f"{c.chunk.title}\n{c.chunk.text}", options)
+        naming = [c for c in candidates
+                  if _names_all(identifiers, operators, f"{c.chunk.title}\n{c.chunk.text}", options)
                   ] if identifiers or operators or options else []
         if naming:  # "Was PEP 3103 accepted?": quote the chunks about PEP 3103 when there are any
             # and of those, the document it is when it is there ("What did PEP 563 propose?" is
