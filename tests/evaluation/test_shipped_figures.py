@@ -24,8 +24,11 @@ pytestmark = [
     pytest.mark.skipif(not (DEFAULT_DATA / "squad2").is_dir(), reason=f"no SQuAD 2.0 under {DEFAULT_DATA}"),
 ]
 
-# SQuAD 2.0 dev articles (evaluation/answers/splits.py), 1,366 questions, model on
-EXPECTED = {"lead_answer": 0.7496, "unanswerable_refused": 0.3130, "false_refusal": 0.1125}
+# SQuAD 2.0 dev articles (evaluation/answers/splits.py), 1,366 questions, model on. Re-measured
+# 2026-12-05 (0.7496 / 0.3130 / 0.1125 before): the clitic "s" of a possessive ("Tesla's") is no
+# longer a focus term every unit lacked, so 5 unanswerable questions it had refused now pass, and
+# one answerable question is no longer refused (docs/EVALUATION.md, "Eleventh session").
+EXPECTED = {"lead_answer": 0.7496, "unanswerable_refused": 0.3053, "false_refusal": 0.1111}
 TOLERANCE = 0.002  # deterministic; one question is 0.0015 of either half
 
 
