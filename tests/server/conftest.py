@@ -85,6 +85,27 @@ def live(demo_kbs, tmp_path_factory):
     service.stop()
 
 
+def folder_loop(root: Path, kb: str, files: dict[str, str], embedder):
+    """An AnswerLoop (rules Perception, no NER) over one knowledge base `kb` built from `files`
+    (name -> text) written under root/kb: real ingest, real retrieval."""
+    from orchestration.kb.config import parse_kb_config
+    from orchestration.kb.ingest import ingest
+    from perception import PerceptionAgent
+    from server.bootstrap import build_loop
+
+    (root / kb).mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (root / kb / name).write_text(text, encoding="utf-8")
+    config = parse_kb_config({"knowledge_bases": {kb: {"paths": [str(root / kb)]}}},
+                             base_dir=root, data_dir=root / "data")
+    ingest(config.knowledge_bases[kb], config.kb_dir(kb), embedder, progress=False)
+    perception = PerceptionAgent(use_ner=False)
+    perception.warm_up()
+    service = build_loop(kb_config=config, perception=perception)
+    service.warm_up()
+    return service
+
+
 def concurrently(calls, threads: int = 4) -> list:
     """Run zero-argument callables on a few threads; results in order."""
     from concurrent.futures import ThreadPoolExecutor

@@ -14,11 +14,9 @@ import datetime as dt
 
 import pytest
 
-from orchestration.kb.config import parse_kb_config
-from orchestration.kb.ingest import ingest
-from perception import PerceptionAgent
-from server.bootstrap import build_loop
 from server.loop import AskRequest
+
+from .conftest import folder_loop
 
 POSTS = {
     "2024-01-remote-write-2.md": ("Remote write 2.0 is in beta", "2024-01-18",
@@ -36,19 +34,9 @@ POSTS = {
 
 @pytest.fixture(scope="module")
 def loop(tmp_path_factory, embedder):
-    root = tmp_path_factory.mktemp("blog")
-    (root / "blog").mkdir()
-    for name, (title, date, body) in POSTS.items():
-        (root / "blog" / name).write_text(f"---\ntitle: {title}\ndate: {date}\n---\n\n# {title}\n\n{body}\n",
-                                          encoding="utf-8")
-    config = parse_kb_config({"knowledge_bases": {"blog": {"paths": [str(root / "blog")]}}},
-                             base_dir=root, data_dir=root / "data")
-    ingest(config.knowledge_bases["blog"], config.kb_dir("blog"), embedder, progress=False)
-    perception = PerceptionAgent(use_ner=False)
-    perception.warm_up()
-    service = build_loop(kb_config=config, perception=perception)
-    service.warm_up()
-    return service
+    files = {name: f"---\ntitle: {title}\ndate: {date}\n---\n\n# {title}\n\n{body}\n"
+             for name, (title, date, body) in POSTS.items()}
+    return folder_loop(tmp_path_factory.mktemp("blog"), "blog", files, embedder)
 
 
 def _ask(loop, query: str) -> dict:

@@ -12,27 +12,16 @@ import datetime as dt
 
 import pytest
 
-from orchestration.kb.config import parse_kb_config
-from orchestration.kb.ingest import ingest
-from perception import PerceptionAgent
-from server.bootstrap import build_loop
 from server.loop import AskRequest
 from tests.orchestration.kb.test_sphinx_objects import SETTINGS_REFERENCE
+
+from .conftest import folder_loop
 
 
 @pytest.fixture(scope="module")
 def loop(tmp_path_factory, embedder):
-    root = tmp_path_factory.mktemp("settings")
-    (root / "docs").mkdir()
-    (root / "docs" / "configuration.rst").write_text(SETTINGS_REFERENCE, encoding="utf-8")
-    config = parse_kb_config({"knowledge_bases": {"tool": {"paths": [str(root / "docs")]}}},
-                             base_dir=root, data_dir=root / "data")
-    ingest(config.knowledge_bases["tool"], config.kb_dir("tool"), embedder, progress=False)
-    perception = PerceptionAgent(use_ner=False)
-    perception.warm_up()
-    service = build_loop(kb_config=config, perception=perception)
-    service.warm_up()
-    return service
+    return folder_loop(tmp_path_factory.mktemp("settings"), "tool", {"configuration.rst": SETTINGS_REFERENCE},
+                       embedder)
 
 
 def _ask(loop, query: str) -> dict:
