@@ -187,14 +187,12 @@ class Outcomes:
     ids: list[str] = field(default_factory=list)
     best: list[float] = field(default_factory=list)
     rules_unanswered: list[bool] = field(default_factory=list)
-    rules_reason: list[str] = field(default_factory=list)
     structural: list[bool] = field(default_factory=list)
     answerable: list[bool] = field(default_factory=list)
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {"ids": np.array(self.ids), "best": np.array(self.best), "answerable": np.array(self.answerable),
-                "rules_unanswered": np.array(self.rules_unanswered), "structural": np.array(self.structural),
-                "rules_reason": np.array(self.rules_reason, dtype=str)}
+                "rules_unanswered": np.array(self.rules_unanswered), "structural": np.array(self.structural)}
 
 
 def outcomes(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progress: bool = True,
@@ -227,12 +225,10 @@ def outcomes(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progr
         lead = max((c for c in answer.claims if c.kind == "fact" and c.probability is not None),
                    key=lambda c: c.probability or 0.0, default=None)
         alone = replace(answer, scoring=None, claims=[lead]) if lead is not None else replace(answer, scoring=None)
-        ruled = answerability.check(perception, alone, evidence, context)
-        code = ruled[0].reason.code if ruled and ruled[0].reason is not None and not structural else ""
+        ruled = bool(answerability.check(perception, alone, evidence, context))
         out.ids.append(gold.id)
         out.best.append(max(scored) if scored else 0.0)
         out.structural.append(structural)
-        out.rules_unanswered.append(bool(ruled) and not structural)
-        out.rules_reason.append(code)
+        out.rules_unanswered.append(ruled and not structural)
         out.answerable.append(gold.answerable)
     return out

@@ -235,7 +235,8 @@ class ExtractiveComposer:
         verdict = decide(focus, lead)
         if verdict is None:
             if focus.slot == "yes_no":
-                notes.append("a yes/no question: the lead unit does not carry all its terms, so no verdict is given")
+                notes.append("a yes/no question: the lead unit does not decide it (it carries under three quarters "
+                             "of the question's terms, or is code or a question), so no verdict is given")
             return
         notes.append(f"a yes/no question: {verdict.explain()}")
         decisions["verdict"] = verdict.explain()
