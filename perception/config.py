@@ -26,6 +26,7 @@ MODIFIER_KINDS = ("before", "after", "since", "until", "before_post", "after_pos
 PART_KINDS = ("early", "mid", "late")
 UNIT_KINDS = ("money", "time", "noun")  # what a question kind's asked amount is measured in
 UNIT_WORD_KINDS = ("money", "time")     # questions.units: the nouns saying each unit
+DIRECTIONS = ("lower", "higher", "earlier", "later")  # questions.directions: a comparative's relation
 
 _TOP_KEYS = ("version", "language", "actions", "quantitative", "status", "doc_type",
              "document_nouns", "status_words", "entities", "sources", "time", "questions", "keywords")
@@ -194,6 +195,7 @@ class PerceptionConfig:
     stopwords_zh: frozenset[str]
     question_kinds: tuple[QuestionKind, ...] = ()
     question_units: dict[str, frozenset[str]] = field(default_factory=dict)
+    question_directions: dict[str, tuple[str, ...]] = field(default_factory=dict)
     raw: dict = field(repr=False, default_factory=dict)
 
 
@@ -454,9 +456,11 @@ def _time(where: Where, value: Any) -> TimeConfig:
                       modifiers=modifiers, parts=parts, cues=_phrases(where.at("cues"), sec.get("cues")))
 
 
-def _questions(where: Where, value: Any) -> tuple[tuple[QuestionKind, ...], dict[str, frozenset[str]]]:
-    """Validate the `questions` section: the kinds table (rows in order) and the unit nouns."""
-    sec = check.mapping(where, value, ("kinds", "units"), required=("kinds",))
+def _questions(where: Where, value: Any) -> tuple[tuple[QuestionKind, ...], dict[str, frozenset[str]],
+                                                  dict[str, tuple[str, ...]]]:
+    """Validate the `questions` section: the kinds table (rows in order), the unit nouns and the
+    comparatives of each direction."""
+    sec = check.mapping(where, value, ("kinds", "units", "directions"), required=("kinds",))
     at_kinds = where.at("kinds")
     rows: list[QuestionKind] = []
     seen: set[str] = set()
@@ -482,7 +486,9 @@ def _questions(where: Where, value: Any) -> tuple[tuple[QuestionKind, ...], dict
             frame=_regexes(at.at("frame"), row.get("frame"))))
     units = {name: frozenset(w.lower() for w in _phrases(where.at("units").at(name), words))
              for name, words in check.mapping(where.at("units"), sec.get("units"), UNIT_WORD_KINDS).items()}
-    return tuple(rows), units
+    directions = {name: tuple(w.lower() for w in _phrases(where.at("directions").at(name), words))
+                  for name, words in check.mapping(where.at("directions"), sec.get("directions"), DIRECTIONS).items()}
+    return tuple(rows), units, directions
 
 
 def parse_config(data: Any, path: Path | str = "<memory>", text: str = "") -> PerceptionConfig:
@@ -510,7 +516,7 @@ def parse_config(data: Any, path: Path | str = "<memory>", text: str = "") -> Pe
     srcs = _sources(top.at("sources"), data.get("sources"))
     at_kw = top.at("keywords")
     kw = check.mapping(at_kw, data.get("keywords"), ("min_length", "stopwords_en", "stopwords_zh"))
-    kinds, units = _questions(top.at("questions"), data.get("questions"))
+    kinds, units, directions = _questions(top.at("questions"), data.get("questions"))
     return PerceptionConfig(
         path=Path(path), version=config_version(text or repr(data)),
         zh_han_per_latin_word=ratio, default_action=act["default"], action_precedence=act["precedence"],
@@ -531,7 +537,7 @@ def parse_config(data: Any, path: Path | str = "<memory>", text: str = "") -> Pe
         keyword_min_length=check.integer(at_kw.at("min_length"), kw.get("min_length", 2), minimum=1),
         stopwords_en=frozenset(w.lower() for w in _phrases(at_kw.at("stopwords_en"), kw.get("stopwords_en"))),
         stopwords_zh=frozenset(_phrases(at_kw.at("stopwords_zh"), kw.get("stopwords_zh"))),
-        question_kinds=kinds, question_units=units, raw=data)
+        question_kinds=kinds, question_units=units, question_directions=directions, raw=data)
 
 
 def load_config(path: Path | str | None = None) -> PerceptionConfig:

@@ -94,7 +94,11 @@ class Question:
         share: it asks for a share, a rate or a percentage.
         subject: what a definition question asks to define, unquoted, lower case ("a wheel",
             "sla"), "" otherwise.
-        polarity: "positive" or "negative" for a yes/no question ("Isn't X ...?"), else "".
+        polarity: "positive" or "negative" for a yes/no question ("Isn't X ...?"), a yes/no
+            comparison included ("Does A burn less fuel than B?"), else "".
+        direction: for a comparison, the relation its comparative asks of the first side
+            ("less" -> "lower", "before" -> "earlier"; questions.directions), else "";
+            `comparative` the word it was read from.
         head: the word the slot attaches to ("won" in "Who won X?"; perception/slots.py).
         identifiers: numbered names as written ("PEP 604", "Python 3.16", "Q2 2025").
         names: capitalised words and codes inside the question (not its first word).
@@ -122,6 +126,8 @@ class Question:
     share: bool = False
     subject: str = ""
     polarity: str = ""
+    direction: str = ""
+    comparative: str = ""
     head: str = ""
     identifiers: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
@@ -160,6 +166,7 @@ class Question:
         """The question as JSON-ready data (parts nested)."""
         return {"text": self.text, "kind": self.kind, "slot": self.slot, "unit": self.unit, "counted": self.counted,
                 "counts": self.counts, "share": self.share, "subject": self.subject, "polarity": self.polarity,
+                "direction": self.direction, "comparative": self.comparative,
                 "head": self.head, "identifiers": list(self.identifiers), "names": list(self.names),
                 "operators": list(self.operators), "options": list(self.options), "numbers": list(self.numbers),
                 "words": list(self.words),
@@ -224,7 +231,9 @@ def read_question(config: PerceptionConfig, text: str, action: str = "lookup", q
     return Question(
         text=text, kind=row.kind if row else OPEN_KIND, slot=slot, unit=unit, counted=counted, counts=counts,
         share=bool(_ASKS_SHARE.search(text)), subject=_subject(text) if slot == "definition" else "",
-        polarity=_polarity(text) if slot == "yes_no" else "", head=head,
+        polarity=_polarity(text) if slot == "yes_no" or _yes_no_comparison(config, text, slot) else "",
+        direction=(comparative := _comparative(config, text) if slot == "relation" else ("", ""))[0],
+        comparative=comparative[1], head=head,
         identifiers=tuple(dict.fromkeys(m.group(0) for m in IDENTIFIER.finditer(text))),
         names=tuple(w for w in _NAME_WORD.findall(text[1:]) if not CALENDAR_WORD.fullmatch(w)),
         operators=tuple(dict.fromkeys(op for m in _OPERATOR.finditer(text)
@@ -335,6 +344,26 @@ def _subject(text: str) -> str:
     """The phrase a definition question asks about, unquoted, lower case ("a wheel", "sla")."""
     asked = _ASKED_SUBJECT.match(text) or _MEANT_SUBJECT.match(text)
     return _QUOTES.sub("", asked.group("subject")).lower() if asked else ""
+
+
+def _yes_no_comparison(config: PerceptionConfig, text: str, slot: str) -> bool:
+    """A comparison asked as a yes/no question ("Does A burn less fuel than B?", "A 比 B 低吗？"):
+    the table's yes/no row reads its main clause."""
+    if slot != "relation":
+        return False
+    row = next((r for r in config.question_kinds if r.slot == "yes_no"), None)
+    return row is not None and row.matches(main_clause(text), "lookup", False)
+
+
+def _comparative(config: PerceptionConfig, text: str) -> tuple[str, str]:
+    """(the relation the comparison's first comparative asks of its first side, the word as
+    written): ("lower", "less"), ("lower", "低"); questions.directions. ("", "") when none."""
+    low = text.lower()
+    after_bi = low[low.index("比") + 1:] if "比" in low else ""  # Chinese: "A 比 B 低", the word after 比
+    found = [(m.start(), name, m.group(0)) for name, words in config.question_directions.items() for word in words
+             for m in (re.finditer(rf"(?<![a-z]){re.escape(word)}(?![a-z])", low) if word.isascii()
+                       else re.finditer(re.escape(word), after_bi))]
+    return min(found)[1:] if found else ("", "")
 
 
 def _polarity(text: str) -> str:

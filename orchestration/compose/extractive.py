@@ -43,7 +43,7 @@ from .scorer.features import feature_matrix
 from .scorer.model import LANGUAGES, AnswerModel, load_model, rerank_score
 from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
 from .sentences import Candidate, code_after, evidence_candidates, heading_subject, items_after, list_of
-from .verdict import decide
+from .verdict import compared, decide
 
 EXPLAINED = 12  # candidates per sub-question whose choice the trace explains
 # Units quoted with the lead need this share of its probability when the answer model ranked
@@ -378,6 +378,11 @@ class ExtractiveComposer:
         lead: list[Claim] = []
         relation = self._relation_claim(finding, book, language, selection)
         if relation is not None:
+            verdict = compared(Focus.of(perception), finding.relation, finding.points)
+            if verdict is not None:  # "Does A burn less fuel than B?": "Yes." before the relation
+                lead.append(Claim(text=glue(language, f"verdict_{verdict.answer}"), citations=list(relation.citations),
+                                  kind="verdict"))
+                notes.append(f"a yes/no comparison: {verdict.explain()}")
             lead.append(relation)
         elif finding.bridge is not None and selection.allows(finding.bridge):
             selection.chosen.append(finding.bridge)  # "It replaces PEP 622": the sides' relation, stated

@@ -13,13 +13,15 @@ verdict is the unit's polarity, read in the clause that carries most of the ques
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from core.reading.polarity import SUBORDINATE, clauses, negation_cue
 from core.text import is_question
 from orchestration.focus import Focus
 from orchestration.retrieval.tokenize import tokenize
 
+from .comparison import Point
 from .sentences import Candidate
 
 YES, NO = "yes", "no"
@@ -28,6 +30,7 @@ _SAYS_IT = re.compile(r"^\s*(?:yes|no)\b|^\s*(?:是的|不是|否)", re.I)
 # question's light verb ("Does restic come with a built-in scheduler?") is rarely repeated by
 # the sentence that answers it ("Restic does not have a built-in way of scheduling backups").
 COVERAGE = 0.75
+_COMPARING = frozenset({"比", "than"})
 
 
 @dataclass(frozen=True)
@@ -39,8 +42,11 @@ class Verdict:
     clause: str
     cue: str
     said: bool = False  # the unit opens with the word itself ("Yes, restic will ...")
+    basis: str = ""  # for a comparison: the relation found against the one asked
 
     def explain(self) -> str:
+        if self.basis:
+            return f"{self.answer}: {self.basis}"
         said = f"negated by {self.cue!r}" if self.cue else "affirmed"
         return f"{self.answer}: the lead unit states it ({said} in {self.clause!r})"
 
@@ -60,3 +66,24 @@ def decide(focus: Focus, lead: Candidate) -> Verdict | None:
     clause = max(main, key=lambda c: focus.coverage(tokenize(c)))  # the first of equals
     cue = negation_cue(clause)
     return Verdict(NO if cue else YES, clause, cue, bool(_SAYS_IT.match(lead.text)))
+
+
+def compared(focus: Focus, relation: str | None, points: Sequence[Point] | None) -> Verdict | None:
+    """The verdict of a yes/no comparison ("Does A burn less fuel per seat than B?"): "yes" when the
+    relation the comparison found between its first two sides is the one the question's
+    comparative asks of the first (`Question.direction`), else "no"; None when the question is
+    not asked as yes/no, asks no direction, or a compared value's unit carries under COVERAGE of
+    the question's predicate terms ("Is A more efficient than B?" over fuel-burn figures: the
+    figures do not say which is more efficient)."""
+    asked = focus.question.direction
+    if not focus.question.polarity or not asked or relation is None or not points:
+        return None
+    # the comparative and the comparison's own marker are what the figures decide, not words they say
+    asking = replace(focus, predicate={t: w for t, w in focus.predicate.items()
+                                       if t not in tokenize(focus.question.comparative) and t not in _COMPARING})
+    if any(asking.coverage(p.candidate.context_tokens) < COVERAGE - 1e-9 for p in points):
+        return None
+    first, second = points[0].side.name, points[1].side.name
+    found = f"{first} is {relation} than {second}" if relation != "same" else f"{first} and {second} are the same"
+    return Verdict(YES if relation == asked else NO, found, "", basis=f"the comparison found {found}; the question "
+                                                                       f"asks whether {first} is {asked}")

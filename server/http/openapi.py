@@ -108,7 +108,8 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
                              "quantitative": BOOL}),
         "keywords": _arr(STR),
         "question": {**OBJ, "description": "What the query asks, read once from the question-kind table of "
-                     "config/perception.yaml: kind, slot, unit, counted, subject, polarity, head, identifiers, "
+                     "config/perception.yaml: kind, slot, unit, counted, subject, polarity, direction, "
+                     "comparative, head, identifiers, "
                      "options (command-line options and setting keys it writes: --retry-lock, "
                      "installer.max-workers), parts (sub-questions, each a question)."}})
     task = _obj({"id": STR, "query": STR, "search": {"enum": ["vector", "keyword", "hybrid"]}, "kb": STR,

@@ -138,6 +138,8 @@ QUOTE = r"put it in quotes, e\.g\. 'no', 'on', 'off', 'yes'"
      r"write \[' \| ', ' - '\]", "sources.separators"),
     ("sources.aliases", {"TC": [None]}, rf"sources: aliases: TC\[0\]: YAML read this item as None, "
      rf"not as text; {QUOTE}", "sources.aliases.TC[0]"),
+    ("questions.directions", {"smaller": ["less"]},
+     r"questions: directions: unknown key 'smaller'; allowed: lower, higher, earlier, later", "questions.directions"),
     # time
     ("time", {"units": {}}, r"time: missing key 'months'", "time"),
     ("time.numeric_date_order", "ymd",

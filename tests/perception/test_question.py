@@ -212,3 +212,27 @@ def test_options_and_setting_keys_are_read_once(ask):
     assert question.options == ("--max-unused",)
     assert ask("What is the default of installer.max-workers?").options == ("installer.max-workers",)
     assert ask("How do I install Poetry?").options == ()
+
+
+@pytest.mark.parametrize("query, polarity, direction, comparative", [
+    ("Does the A320neo burn less fuel per seat than the 737 MAX 8 in 2023?", "positive", "lower", "less"),
+    ("Is the 737 MAX 8 fuel burn higher than the A320neo?", "positive", "higher", "higher"),
+    ("A320neo 的每座油耗比 737 MAX 8 低吗？", "positive", "lower", "低"),
+    ("Which burns less fuel per seat in 2023, A320neo or 737 MAX 8?", "", "lower", "less"),  # not yes/no
+])
+def test_a_comparison_asked_as_yes_no_says_which_relation_it_asks(query, polarity, direction, comparative):
+    from perception import PerceptionAgent
+
+    agent = PerceptionAgent(use_ner=False)
+    agent.warm_up()
+    question = agent.run(query, "2025-07-10").question
+    assert question.slot == "relation"
+    assert (question.polarity, question.direction, question.comparative) == (polarity, direction, comparative)
+
+
+def test_a_chinese_comparative_is_the_word_after_bi():
+    """"大众的油耗比丰田低吗？": 大 of the name 大众 is no comparative; 低 after 比 is."""
+    from perception.question import _comparative, shipped_config
+
+    assert _comparative(shipped_config(), "大众的油耗比丰田低吗？") == ("lower", "低")
+    assert _comparative(shipped_config(), "Is the A320neo older than the 737 MAX 8?") == ("earlier", "older")

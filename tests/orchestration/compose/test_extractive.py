@@ -516,3 +516,24 @@ def test_a_lead_that_says_it_is_introduced_by_its_heading(composer, perceive, sy
     assert not composer.run(perceive("What does the REST server prevent clients from doing?"),
                             [synthetic("It is possible to prevent clients from deleting data.", doc_id="x",
                                        title="REST server")]).claims[0].text.startswith("REST server:")
+
+
+@pytest.mark.parametrize("query, verdict", [
+    ("Does the A320neo burn less fuel per seat than the 737 MAX 8 in 2023?", "Yes."),
+    ("Does the 737 MAX 8 burn less fuel per seat than the A320neo in 2023?", "No."),
+    ("A320neo 的每座油耗比 737 MAX 8 低吗？", "是。"),
+])
+def test_a_yes_no_comparison_is_answered_by_the_relation_found(compose, query, verdict):
+    """"Does A burn less fuel per seat than B?" got the relation ("The A320neo figure (12.7 kg ...)
+    is lower than the 737 MAX 8 figure (13.3 kg ...)") but no yes or no."""
+    answer, _ = compose(query, FUEL_ZH[1] if "油耗" in query else FUEL_EN[1])
+    first, second = answer.claims[:2]
+    assert (first.kind, first.text) == ("verdict", verdict), answer.text
+    assert second.kind == "relation" and first.citations == second.citations
+
+
+def test_a_comparison_whose_figures_do_not_say_what_is_asked_gets_no_verdict(compose):
+    """Fuel-burn figures do not say which aircraft is "more efficient": the relation stands alone."""
+    answer, _ = compose("Is the A320neo more efficient than the 737 MAX 8?", FUEL_EN[1])
+    assert any(c.kind == "relation" for c in answer.claims), answer.text  # a relation, but no verdict
+    assert not any(c.kind == "verdict" for c in answer.claims), answer.text
