@@ -101,7 +101,6 @@ CONTEXT_CREDIT = 0.5
 # A header field stated as a line ("Status: Active.", "PEP 8 – Created: 05-Jul-2001."): its colon
 # introduces a value, not a definition.
 FIELD_LINE = re.compile(r"^(?:[^:.]{0,40}\s[–-]\s)?(?P<label>[A-Z][\w-]{0,30}):\s")
-# A sentence that asks instead of stating ("What countries won the most medals?") answers nothing.
 # Slots any sentence on the focus can fill (the answer is the statement itself).
 OPEN_SLOTS = frozenset({"fact", "yes_no", "list", "relation"})
 

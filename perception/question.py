@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.reading.dates import YEAR
-from core.reading.identifiers import IDENTIFIER, OPERATOR_CHAR, names_title, options_in
+from core.reading.identifiers import IDENTIFIER, OPERATOR_CHAR, names_option, names_title, options_in
 from core.reading.quantities import NUMBER_RUN
 from core.reading.units import is_measure
 from core.text import CALENDAR_WORD
@@ -155,7 +155,7 @@ class Question:
     def writes_name(self, name: str) -> bool:
         """True when the question writes `name` as a whole word, any case ("CACHE_DIR", not the
         "version" in "versions"): a documented name, a setting."""
-        return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", self.text, re.I) is not None
+        return names_option(name, self.text)
 
     def names_title(self, title: str) -> bool:
         """True when the question names the document of that title (every numbered name it writes

@@ -39,6 +39,11 @@ class Issue:
     entity: str | None = None
     reason: Reason | None = None
 
+    @classmethod
+    def of(cls, check: str, kind: str, reason: Reason, **where: Any) -> Issue:
+        """A finding that carries its reason; its `detail` is the reason's English text."""
+        return cls(check, kind, reason.text("en"), reason=reason, **where)
+
     def text(self, language: str = "en") -> str:
         """What was found, in `language` when the finding carries a reason (else its English detail)."""
         return self.reason.text(language) if self.reason is not None else self.detail

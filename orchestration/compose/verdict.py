@@ -79,8 +79,8 @@ def compared(focus: Focus, relation: str | None, points: Sequence[Point] | None)
     if not focus.question.polarity or not asked or relation is None or not points:
         return None
     # the comparative and the comparison's own marker are what the figures decide, not words they say
-    asking = replace(focus, predicate={t: w for t, w in focus.predicate.items()
-                                       if t not in tokenize(focus.question.comparative) and t not in _COMPARING})
+    decided = _COMPARING | set(tokenize(focus.question.comparative))
+    asking = replace(focus, predicate={t: w for t, w in focus.predicate.items() if t not in decided})
     if any(asking.coverage(p.candidate.context_tokens) < COVERAGE - 1e-9 for p in points):
         return None
     first, second = points[0].side.name, points[1].side.name

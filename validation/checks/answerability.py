@@ -103,7 +103,7 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
     if not readings:
         return []  # no claim cites the evidence: the evidence check reports that
     reason = _problem(focus, readings, answer, chunks, perception)
-    return [] if reason is None else [Issue(CHECK, "unanswered", reason.text("en"), reason=reason)]
+    return [] if reason is None else [Issue.of(CHECK, "unanswered", reason)]
 
 
 def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChunk], focus: Focus,

@@ -100,8 +100,7 @@ def _missing_sides(sides: list[Entity], answer: Answer, evidence: Sequence[Score
         else:
             elsewhere = [c.chunk_id for c in evidence if _mentioned(side, f"{c.title}\n{c.text}")]
         reason = Reason("missing_side", {"side": side.text, "elsewhere": elsewhere})
-        issues.append(Issue(CHECK, "missing_side", reason.text("en"), entity=side.normalized or side.text,
-                            reason=reason))
+        issues.append(Issue.of(CHECK, "missing_side", reason, entity=side.normalized or side.text))
     return issues
 
 

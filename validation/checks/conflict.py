@@ -67,8 +67,7 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
                 continue
             seen.add((cited[0], chunk.chunk_id))
             reason = _reason(mine, chunk, tx.strip_markers(claim.text), sentence)
-            issues.append(Issue(CHECK, "conflicting_sources", reason.text("en"), chunk_id=chunk.chunk_id,
-                                reason=reason))
+            issues.append(Issue.of(CHECK, "conflicting_sources", reason, chunk_id=chunk.chunk_id))
     return issues
 
 

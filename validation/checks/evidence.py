@@ -54,7 +54,7 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
 
 
 def _refusal(reason: Reason) -> Issue:
-    return Issue(CHECK, "no_evidence", reason.text("en"), reason=reason)
+    return Issue.of(CHECK, "no_evidence", reason)
 
 
 def _absent_subjects(perception: Perception | None, evidence: Sequence[ScoredChunk]) -> list[str] | None:

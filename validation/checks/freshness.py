@@ -123,7 +123,7 @@ def _outside(claim_index: int, chunk: ScoredChunk, day: dt.date, window: TimeWin
     end = window.end.isoformat() if window.end else "…"
     reason = Reason("outside_window", {"chunk": chunk.chunk_id, "day": day.isoformat(), "start": start, "end": end,
                                        "window": window.text})
-    return Issue(CHECK, "outside_window", reason.text("en"), claim=claim_index, chunk_id=chunk.chunk_id, reason=reason)
+    return Issue.of(CHECK, "outside_window", reason, claim=claim_index, chunk_id=chunk.chunk_id)
 
 
 def _too_old(claim_index: int, chunk: ScoredChunk, day: dt.date, context: CheckContext) -> Issue | None:
@@ -134,4 +134,4 @@ def _too_old(claim_index: int, chunk: ScoredChunk, day: dt.date, context: CheckC
         return None
     reason = Reason("too_old", {"chunk": chunk.chunk_id, "day": day.isoformat(), "age": age,
                                 "now": context.now.isoformat(), "kb": chunk.kb, "limit": limit})
-    return Issue(CHECK, "too_old", reason.text("en"), claim=claim_index, chunk_id=chunk.chunk_id, reason=reason)
+    return Issue.of(CHECK, "too_old", reason, claim=claim_index, chunk_id=chunk.chunk_id)
