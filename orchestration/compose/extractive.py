@@ -236,7 +236,8 @@ class ExtractiveComposer:
         if verdict is None:
             if focus.slot == "yes_no":
                 notes.append("a yes/no question: the lead unit does not decide it (it carries under three quarters "
-                             "of the question's terms, or is code or a question), so no verdict is given")
+                             "of the question's terms, is code or a question, or says the thing changed or holds "
+                             "only in part), so no verdict is given")
             return
         notes.append(f"a yes/no question: {verdict.explain()}")
         decisions["verdict"] = verdict.explain()

@@ -20,7 +20,7 @@ from functools import cached_property
 
 from core.reading.dates import stated_dates
 from core.reading.quantities import stated_quantities
-from core.text import HAN, has_han
+from core.text import HAN, has_han, is_question
 from orchestration.kb import units as unit_types
 from orchestration.kb.chunking import read_units, text_size
 from orchestration.kb.formats.markup import FENCE, ITEM_MARKER, is_markup, is_separator_row, table_cells
@@ -355,4 +355,6 @@ def heading_subject(candidate: Candidate) -> str:
     if candidate.unit == unit_types.CODE or not candidate.path or not _OPENS_WITH_PRONOUN.match(candidate.text):
         return ""
     heading = candidate.path[-1].strip()
-    return heading if heading and heading in candidate.chunk.text and not _DOCUMENT_PART.match(heading) else ""
+    if not heading or heading not in candidate.chunk.text or _DOCUMENT_PART.match(heading) or is_question(heading):
+        return ""  # an FAQ's heading asks; it names no subject
+    return heading

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from core.reading.polarity import SUBORDINATE, clauses, negation_cue
+from core.reading.polarity import SUBORDINATE, clauses, negation_cue, shift_cue
 from core.text import is_question
 from orchestration.focus import Focus
 from orchestration.retrieval.tokenize import tokenize
@@ -54,7 +54,8 @@ class Verdict:
 def decide(focus: Focus, lead: Candidate) -> Verdict | None:
     """The verdict `lead` gives a yes/no question, or None when it does not decide it: it carries
     less than COVERAGE of the question's predicate terms (read with its headings and title), or
-    is itself a question, or code."""
+    is itself a question, or code; or it affirms with a word that says the thing changed or holds
+    only in part ("moved", "only": `polarity.shift_cue`)."""
     if focus.slot != "yes_no" or not focus.predicate or lead.unit == "code" or is_question(lead.text):
         return None
     if focus.coverage(lead.context_tokens) < COVERAGE - 1e-9:
@@ -65,6 +66,8 @@ def decide(focus: Focus, lead: Candidate) -> Verdict | None:
     main = [c for c in parts if not SUBORDINATE.match(c)] or parts
     clause = max(main, key=lambda c: focus.coverage(tokenize(c)))  # the first of equals
     cue = negation_cue(clause)
+    if not cue and shift_cue(lead.text):
+        return None  # "The shell command was moved to a plugin" says neither yes nor no to "still built in?"
     return Verdict(NO if cue else YES, clause, cue, bool(_SAYS_IT.match(lead.text)))
 
 

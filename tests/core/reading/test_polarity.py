@@ -40,3 +40,16 @@ def test_a_condition_is_its_own_clause():
 def test_but_splits_what_is_not_done_from_what_is():
     parts = clauses("Restic cannot resume a prune, but it will resume interrupted backups.")
     assert [negation_cue(p) for p in parts] == ["cannot", ""]
+
+
+@pytest.mark.parametrize("text, cue", [
+    ("The shell command was moved to a plugin: poetry-plugin-shell", "moved"),
+    ("You can exclusively look up packages only from the configured package sources.", "exclusively"),
+    ("Restic encrypts all data with AES-256 before it leaves the machine.", ""),
+    ("Use --only-root to install the project alone.", ""),  # a flag's name
+    ("该命令仅在 Linux 上可用。", "仅"),
+])
+def test_what_keeps_an_affirmed_statement_from_saying_yes(text, cue):
+    from core.reading.polarity import shift_cue
+
+    assert shift_cue(text) == cue

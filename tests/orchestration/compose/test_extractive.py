@@ -537,3 +537,26 @@ def test_a_comparison_whose_figures_do_not_say_what_is_asked_gets_no_verdict(com
     answer, _ = compose("Is the A320neo more efficient than the 737 MAX 8?", FUEL_EN[1])
     assert any(c.kind == "relation" for c in answer.claims), answer.text  # a relation, but no verdict
     assert not any(c.kind == "verdict" for c in answer.claims), answer.text
+
+
+@pytest.mark.parametrize("query, text", [
+    # Poetry's docs: the answer is "no", said without a negation
+    ("Is poetry shell still a built-in command?", "The shell command was moved to a plugin: poetry-plugin-shell."),
+    ("If I add a primary package source to my project, does Poetry still look packages up on PyPI?",
+     "You can alter this behavior and exclusively look up packages only from the configured package sources by "
+     "adding at least one primary source."),
+])
+def test_a_lead_that_says_the_thing_changed_gets_no_yes(composer, perceive, synthetic, query, text):
+    """With the answer model, these leads got "Yes.": no negation, but "moved" and "only" say no."""
+    answer = composer.run(perceive(query), [synthetic(text, doc_id="poetry", title="Poetry")])
+    assert answer.claims and not any(c.kind == "verdict" for c in answer.claims), answer.text
+
+
+def test_an_faq_heading_does_not_introduce_a_lead(composer, perceive, synthetic):
+    """An FAQ heading is a question; it names no subject for "It ..." (r08 with the model read
+    "Will restic resume an interrupted backup?: It does not matter ...")."""
+    chunk = synthetic("## Will restic resume an interrupted backup?\n\nIt does not matter if the backup was "
+                      "interrupted by the user or by a power loss.", doc_id="faq", title="FAQ")
+    answer = composer.run(perceive("Does it matter how a backup was interrupted?"), [chunk])
+    assert any(c.text.startswith("It does not matter") for c in answer.claims), answer.text
+    assert not any(c.text.startswith("Will restic resume an interrupted backup?:") for c in answer.claims)
