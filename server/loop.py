@@ -20,6 +20,7 @@ from typing import Any
 from orchestration.compose.extractive import ExtractiveComposer
 from orchestration.compose.llm import NOT_SENT, LLMComposer
 from orchestration.executor import Executor
+from orchestration.focus import Focus
 from orchestration.kb.config import KBConfig
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.search import Retriever
@@ -27,6 +28,7 @@ from orchestration.router.config import RouterConfig
 from orchestration.router.planner import Router
 from orchestration.trace import Operation, Trace
 from orchestration.types import Answer, Feedback, Plan
+from orchestration.unwritten import SPECIFIC_BELOW, specific_words, unwritten_words, vocabulary_of
 from perception import PerceptionAgent
 from perception.followup import resolve as resolve_followup
 from validation.agent import ValidationAgent
@@ -249,6 +251,7 @@ class AnswerLoop:
                 break
             with trace.stage("retrieve"):
                 evidence = self.executor.run(plan, trace, now, acl_groups=request.acl_groups)
+                unwritten = self._unwritten(perception, plan, trace, number)
             repeated = _same_evidence(plan, evidence, attempts) if deterministic else None
             if repeated is not None:
                 _trace_repeat(trace, number, repeated, "evidence")
@@ -267,7 +270,7 @@ class AnswerLoop:
                 op.kept = [k for k, why in answer.decisions.items() if why.startswith("chosen")]
                 op.rejected = {k: why for k, why in answer.decisions.items() if not why.startswith("chosen")}
             with trace.stage("validate"):
-                verdict = self._validate(perception, answer, evidence, now, trace, number)
+                verdict = self._validate(perception, answer, evidence, now, trace, number, unwritten)
             attempts.append(Attempt(number, plan, [c.chunk_id for c in evidence], answer, verdict, list(adjustments),
                                     [c.score for c in evidence]))
             if verdict.ok or number == retries_allowed or not verdict.hints:
@@ -297,9 +300,27 @@ class AnswerLoop:
             return limit
         return request.max_retries
 
-    def _validate(self, perception, answer, evidence, now, trace: Trace, attempt: int) -> Verdict:
+    def _unwritten(self, perception, plan: Plan, trace: Trace, attempt: int) -> list[str]:
+        """The question's specific words that no knowledge base of the plan writes
+        (orchestration/unwritten.py), recorded as the `vocabulary` operation; [] when a KB of the
+        plan has no keyword index to read."""
+        names = sorted({task.kb for task in plan.tasks})
+        indexes = [getattr(self.retriever.kb(name), "bm25", None) for name in names]
+        if not names or any(index is None for index in indexes):
+            return []
+        with trace.operation("vocabulary", attempt=attempt, kbs=names, specific_below_zipf=SPECIFIC_BELOW) as op:
+            focus = Focus.of(perception)
+            specific = list(specific_words(focus).values())
+            missing = unwritten_words(focus, [vocabulary_of(index) for index in indexes])
+            op.input_count, op.output_count = len(specific), len(missing)
+            op.kept = [word for word in specific if word not in missing]
+            op.rejected = {word: "no knowledge base searched writes it" for word in missing}
+        return missing
+
+    def _validate(self, perception, answer, evidence, now, trace: Trace, attempt: int,
+                  unwritten: Sequence[str] = ()) -> Verdict:
         verdict, timings = self.validator.run_with_timing(perception, answer, evidence, now=now,
-                                                          max_age_days=self.max_age_days)
+                                                          max_age_days=self.max_age_days, unwritten=unwritten)
         for check, ms in timings.items():
             found = [i for i in verdict.issues if i.check == check]
             trace.add(Operation(op=f"validate.{check}", params={"attempt": attempt}, input_count=len(answer.claims),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from core.errors import ConfigError
 from orchestration.retrieval.scored import ScoredChunk
@@ -57,7 +58,8 @@ class ValidationAgent:
         tokenize("预热")
 
     def run(self, perception: Perception | None, answer: Answer, evidence: Sequence[ScoredChunk],
-            now: dt.date | None = None, max_age_days: Mapping[str, int | None] | None = None) -> Verdict:
+            now: dt.date | None = None, max_age_days: Mapping[str, int | None] | None = None,
+            unwritten: Sequence[str] = ()) -> Verdict:
         """Run every configured check and build the verdict.
 
         Args:
@@ -66,21 +68,23 @@ class ValidationAgent:
             evidence: the chunks the composer was given.
             now: the request's today (default: today, UTC).
             max_age_days: replaces the constructor's maximum ages for this call.
+            unwritten: the question's specific words no knowledge base searched writes
+                (orchestration/unwritten.py); the answerability check refuses on them.
 
         Returns:
             Verdict(ok = no issues, issues in check order, hints, checks_run).
         """
-        return self.run_with_timing(perception, answer, evidence, now, max_age_days)[0]
+        return self.run_with_timing(perception, answer, evidence, now, max_age_days, unwritten)[0]
 
     def run_with_timing(self, perception: Perception | None, answer: Answer, evidence: Sequence[ScoredChunk],
                         now: dt.date | None = None, max_age_days: Mapping[str, int | None] | None = None,
-                        ) -> tuple[Verdict, dict[str, float]]:
+                        unwritten: Sequence[str] = ()) -> tuple[Verdict, dict[str, float]]:
         """`run()`, also returning how long each check took.
 
         Returns:
             (verdict, {check name: milliseconds}) with the checks in the order they ran.
         """
-        context = self.context(now, max_age_days)
+        context = replace(self.context(now, max_age_days), unwritten=tuple(unwritten))
         issues: list[Issue] = []
         timing: dict[str, float] = {}
         for name, check in self._run_check.items():

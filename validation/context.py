@@ -21,11 +21,14 @@ class CheckContext:
             window (None or a missing KB = no limit). The key "*" applies to KBs not listed.
         stale_statuses: document statuses that make a cited chunk stale unless the query asked
             for that status.
+        unwritten: the question's specific words that no knowledge base searched writes
+            (orchestration/unwritten.py), as the question wrote them.
     """
 
     now: dt.date = field(default_factory=lambda: dt.datetime.now(dt.UTC).date())
     max_age_days: Mapping[str, int | None] = field(default_factory=dict)
     stale_statuses: tuple[str, ...] = STALE_STATUSES
+    unwritten: tuple[str, ...] = ()
 
     def max_age_for(self, kb: str) -> int | None:
         """The maximum age in days for documents of `kb`, or None for no limit."""

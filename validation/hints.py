@@ -10,6 +10,7 @@
 |   unsupported_number/_date/_term             |   (ExcludeChunks only when the chunk is known)    |
 | wrong_direction, unit_mismatch               | DropClaims([claim text])                          |
 | no_evidence, unanswered                      | Widen(factor=2), RelaxFilters()                   |
+|   (unanswered for an unwritten word)         |   none: no search finds a word no document writes |
 | conflicting_sources                          | none (the answer states both; partial)            |
 
 Adjustments come out in issue order, each issue's in the order above; one equal to an earlier
@@ -41,6 +42,8 @@ from validation.context import CheckContext
 from validation.types import Issue
 
 WIDEN_FACTOR = 2
+# a refusal no search can change: no document of the KBs writes what was asked (orchestration/unwritten.py)
+NOTHING_TO_FIND = ("unwritten",)
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,10 @@ def _exclude_chunk(issue: Issue) -> list[Adjustment]:
 
 
 def _search_wider(issue: Issue, inputs: HintInputs) -> list[Adjustment]:
-    """Retrieve more, with fewer filters."""
+    """Retrieve more, with fewer filters; not when no document of the KBs writes what was asked
+    (`unwritten` reads every document, filtered or not: no search finds it)."""
+    if issue.reason is not None and issue.reason.code in NOTHING_TO_FIND:
+        return []
     return [Widen(reason=issue.kind, factor=WIDEN_FACTOR), RelaxFilters(reason=issue.kind)]
 
 

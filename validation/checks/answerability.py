@@ -4,7 +4,9 @@ An extractive answer quotes evidence verbatim, so the citation check passes it b
 construction; what it cannot see is whether the quoted sentences *answer what was asked*.
 This check reads the question's focus (orchestration/focus.py: the named things it is
 about, the predicate terms of what it asks about them, and the asked-for slot) and holds the
-answer to three conditions:
+answer to three conditions (after two that need no reading of the answer: the question names a
+source no KB holds, or a specific word of it that no KB searched writes anywhere,
+orchestration/unwritten.py):
 
 1. the cited chunks mention the question's names (at least half of them, as the evidence
    check counts subjects), and name its identifiers as written ("PEP 604", "Python 3.16":
@@ -102,7 +104,7 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
                 if (reading := _read(k, claim, answer, chunks, focus, perception.constraints.time)) is not None]
     if not readings:
         return []  # no claim cites the evidence: the evidence check reports that
-    reason = _problem(focus, readings, answer, chunks, perception)
+    reason = _problem(focus, readings, answer, chunks, perception, context.unwritten)
     return [] if reason is None else [Issue.of(CHECK, "unanswered", reason)]
 
 
@@ -123,11 +125,13 @@ def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChun
 
 
 def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks: dict[str, ScoredChunk],
-             perception: Perception) -> Reason | None:
+             perception: Perception, unwritten: Sequence[str] = ()) -> Reason | None:
     """What keeps the answer from answering, or None when it does."""
     missing_sources = perception.constraints.unknown_sources
     if missing_sources:
         return Reason("unknown_source", {"sources": list(missing_sources)})
+    if unwritten:  # no document searched writes what the question asks about
+        return Reason("unwritten", {"terms": list(unwritten)})
     cited = _cited_chunks(readings, answer, chunks)
     texts = [f"{c.title}\n{c.text}" for c in cited]
     unnamed = [i for i in focus.identifiers if not any(names_identifier(i, text) for text in texts)]
