@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import bisect
 import difflib
-import functools
+import threading
 import unicodedata
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -87,11 +88,21 @@ def _unaccented(token: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFKD", token) if not unicodedata.combining(ch))
 
 
-@functools.lru_cache(maxsize=64)
+_VOCABULARIES: weakref.WeakKeyDictionary[BM25Index, Vocabulary] = weakref.WeakKeyDictionary()
+_BUILDING = threading.Lock()
+
+
 def vocabulary_of(index: BM25Index) -> Vocabulary:
-    """The vocabulary of a keyword index, built once per index object: a rebuilt
-    KB brings a new index object, so the vocabulary follows it."""
-    return Vocabulary.of(index.vocab)
+    """The vocabulary of a keyword index, built once per index object (its stem lookup too): a
+    rebuilt KB brings a new index object, so the vocabulary follows it, and the old one goes with
+    its index (held weakly: a cache must not keep a replaced index's memory maps open)."""
+    with _BUILDING:
+        vocabulary = _VOCABULARIES.get(index)
+        if vocabulary is None:
+            vocabulary = Vocabulary.of(index.vocab)
+            vocabulary.stems.starting("")  # builds the lookup now, not on a request
+            _VOCABULARIES[index] = vocabulary
+        return vocabulary
 
 
 def specific_words(focus: Focus) -> dict[str, str]:

@@ -182,6 +182,9 @@ class AnswerLoop:
         """
         if eager:
             self.executor.warm_up()
+            for kb in self.retriever.knowledge_bases.values():  # opened by the executor's warm-up
+                if kb.bm25 is not None:
+                    vocabulary_of(kb.bm25)  # before the fork: every worker shares it
             for warm in {id(c): c for c in (self.composer, *self.composers.values())}.values():
                 warm.warm_up()
             self.validator.warm_up()
@@ -305,8 +308,9 @@ class AnswerLoop:
         (orchestration/unwritten.py), recorded as the `vocabulary` operation; [] when a KB of the
         plan has no keyword index to read."""
         names = sorted({task.kb for task in plan.tasks})
-        indexes = [getattr(self.retriever.kb(name), "bm25", None) for name in names]
-        if not names or any(index is None for index in indexes):
+        found = [getattr(self.retriever.kb(name), "bm25", None) for name in names]
+        indexes = [index for index in found if index is not None]
+        if not names or len(indexes) < len(found):
             return []
         with trace.operation("vocabulary", attempt=attempt, kbs=names, specific_below_zipf=SPECIFIC_BELOW) as op:
             focus = Focus.of(perception)

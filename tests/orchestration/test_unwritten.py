@@ -72,3 +72,15 @@ def test_an_index_gets_one_vocabulary_until_it_is_rebuilt():
     assert vocabulary_of(index) is vocabulary_of(index)
     rebuilt = BM25Index.build([tokenize(d) for d in DOCS[:1]])
     assert not vocabulary_of(rebuilt).writes("saharan")
+
+
+def test_a_replaced_index_is_not_kept_alive_by_its_vocabulary():
+    import gc
+    import weakref
+
+    index = BM25Index.build([tokenize(d) for d in DOCS])
+    assert vocabulary_of(index).writes("compress")
+    gone = weakref.ref(index)
+    del index
+    gc.collect()
+    assert gone() is None  # its memory maps close with it
