@@ -15,7 +15,7 @@ from html import unescape
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from .markup import ANY_TAG, TEMPLATE_TAG, CleanText
+from .markup import ANY_TAG, DEFAULT_LINE, TEMPLATE_TAG, CleanText
 
 # One parser for the process: parsing keeps its state per call, the parser itself is only read.
 _PARSER = MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -35,8 +35,23 @@ _DROPPED_START = re.compile(rf"<({_DROPPED_TAGS})\b[^>]*(?<!/)>", re.I)
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _TASK_BOX = re.compile(r"^\[[ xX]\]\s+")  # "- [x] done": the box is layout
 
+# A paragraph of one "Key: value" line under a documented name's heading ("**Default**: `35`",
+# "**Type**: `string`"): a detail of the name, written into its field's label, not a sentence.
+_DETAIL_LINE = re.compile(r"^(?P<key>[A-Z][A-Za-z]*(?: [A-Za-z]+){0,2})\s*:\s+(?P<value>\S.{0,119})$")
+
+# A version line there ("Introduced in 1.2.0", "*Deprecated since 2.0*"): written after the field
+# as Sphinx writes a version note, "Added in version 1.2.0 (virtualenvs.prompt).", so the chunker
+# holds it as the field's note, never as text a figure could be read from
+_VERSION_LINE = re.compile(r"^(?P<verb>introduced|added|new|available|changed|deprecated|removed)"
+                           r"(?: (?:in|since))?(?: version)? v?(?P<version>\d+(?:\.\w+)*)\.?$", re.I)
+_VERSION_LABELS = {"changed": "Changed in version", "deprecated": "Deprecated since version",
+                   "removed": "Removed in version"}
+
 _NEW_ITEM, _ITEM, _QUOTE = "new item", "item", "quote"  # what a block sits in
 _CONTENT = frozenset({"inline", "fence", "code_block", "html_block"})
+# blocks after which a documented name's description cannot follow its heading any more
+_ENDS_FIELD = frozenset({"heading_open", "bullet_list_open", "ordered_list_open", "table_open", "fence",
+                         "code_block", "blockquote_open"})
 
 
 def clean_markdown(body: str) -> str:
@@ -52,6 +67,12 @@ def clean_markdown(body: str) -> str:
     tags: list[str] = []
     source = _ONE_LINE_TAG.sub(lambda tag: _hold(tags, tag.group(0), "\ufdd0{}\ufdd1"), body)
     return _Reader(tags).read(_PARSER.parse(source))
+
+
+def _one_code_span(token: Token) -> bool:
+    """The inline token is one code span and nothing else but spaces ("`virtualenvs.path`")."""
+    pieces = [c for c in token.children or [] if not (c.type == "text" and not c.content.strip())]
+    return len(pieces) == 1 and pieces[0].type == "code_inline"
 
 
 def _hold(held: list[str], text: str, mark: str) -> str:
@@ -80,6 +101,11 @@ class _Reader:
         self.heading = 0  # the level of the heading being read, 0 outside one
         self.rows: list[list[str]] | None = None  # the table being read
         self.dropping: str | None = None  # a dropped HTML element left open by an earlier block
+        # a heading that is one code span documents that name ("### `virtualenvs.path`"): its
+        # "Key: value" lines and first paragraph are read as one field, as a Sphinx object's are
+        self.documented: str | None = None
+        self.details: list[str] = []
+        self.versions: list[str] = []
 
     def read(self, tokens: Sequence[Token]) -> str:
         """The clean text of a document's tokens."""
@@ -87,9 +113,12 @@ class _Reader:
             if self.dropping and token.type in _CONTENT:
                 self._inside_dropped(token)
             else:
+                if token.type in _ENDS_FIELD:
+                    self._end_field()
                 handle = getattr(self, f"_on_{token.type}", None)
                 if handle:
                     handle(token)
+        self._end_field()
         return self.out.text()
 
     def as_written(self, text: str) -> str:
@@ -169,11 +198,47 @@ class _Reader:
             self.rows[-1].append(text)
         elif self.heading:
             self.out.heading(text, self.heading)
+            self.documented = text.strip() if _one_code_span(token) else None
         elif self.containers and self.containers[-1] == _NEW_ITEM:
             self.containers[-1] = _ITEM
             self.out.item(_TASK_BOX.sub("", text.strip()))
+        elif self.documented is not None and not self.containers:
+            self._documenting(text)
         else:
             self.out.paragraph(text)
+
+    def _documenting(self, text: str) -> None:
+        """A paragraph under a documented name's heading: a "Key: value" detail before its
+        description, or the description, written with the name and details as one field:
+        "virtualenvs.path (type string, default {cache-dir}/virtualenvs)" + ": Directory where ..."."""
+        line = text.strip()
+        version = _VERSION_LINE.match(line)
+        if version:
+            label = _VERSION_LABELS.get(version["verb"].lower(), "Added in version")
+            self.versions.append(f"{label} {version['version']} ({self.documented}).")
+            return
+        detail = _DETAIL_LINE.match(line)
+        if detail and (not line.endswith((".", "!", "?")) or DEFAULT_LINE.match(line)):
+            self.details.append(f"{detail['key'].lower()} {detail['value'].strip()}")
+            return
+        self.out.field(self._label(), text)
+        self._written()
+
+    def _label(self) -> str:
+        assert self.documented is not None
+        return self.documented + (f" ({', '.join(self.details)})" if self.details else "")
+
+    def _end_field(self) -> None:
+        """A documented name whose section ends before a description: its label (and details) alone."""
+        if self.documented is not None and (self.details or self.versions):
+            self.out.field(self._label(), "")
+        self._written()
+
+    def _written(self) -> None:
+        """The field is out: its version notes follow it; the section reads as prose from here."""
+        for note in self.versions:
+            self.out.paragraph(note)
+        self.documented, self.details, self.versions = None, [], []
 
     def _on_fence(self, token: Token) -> None:
         """Fenced code, with the first word of its info string as language ("{.python}" too)."""

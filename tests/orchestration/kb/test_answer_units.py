@@ -107,6 +107,63 @@ def test_a_sphinx_setting_is_a_field_with_its_name_and_its_version_notes_as_meta
     assert units_from_json(units_to_json(chunk.units)) == chunk.units  # the metadata is stored
 
 
+# A Markdown settings reference as MkDocs and Hugo sites write one (Poetry's configuration page):
+# a heading that is the setting's name in a code span, "**Key**: value" lines, then its description.
+MARKDOWN_SETTINGS = """\
+## Available settings
+
+### `virtualenvs.path`
+
+**Type**: `string`
+
+**Default**: `{cache-dir}/virtualenvs`
+
+**Environment Variable**: `POETRY_VIRTUALENVS_PATH`
+
+Directory where virtual environments will be created.
+
+It is rarely useful at the local level.
+
+### `virtualenvs.prompt`
+
+**Type**: `string`
+
+*Introduced in 1.2.0*
+
+Format string defining the prompt to be displayed when the virtual environment is activated.
+
+### `installer.max-workers`
+
+**Type**: `int`
+
+**Default**: `number_of_cores + 4`
+
+### Troubleshooting
+
+Note: settings are read once per command.
+"""
+
+
+def test_a_markdown_setting_is_a_field_with_its_details_in_its_label_and_its_version_as_a_note():
+    # before, "Default: {cache-dir}/virtualenvs" was a definition of its own and the description a
+    # sentence without the setting's name: "Where does Poetry create virtual environments by
+    # default?" could quote the description but never the default
+    chunk = chunk_text(clean_markdown(MARKDOWN_SETTINGS))[0]
+    fields = {u.name: u.text_in(chunk.text) for u in chunk.units if u.type == "field"}
+    assert fields["virtualenvs.path"] == (
+        "virtualenvs.path (type string, default {cache-dir}/virtualenvs, environment variable "
+        "POETRY_VIRTUALENVS_PATH): Directory where virtual environments will be created.")
+    assert fields["virtualenvs.prompt"].startswith("virtualenvs.prompt (type string): Format string")
+    prompt = next(u for u in chunk.units if u.name == "virtualenvs.prompt")
+    assert prompt.notes == ("Added in version 1.2.0",)  # metadata, never quoted as a figure
+    texts = [u.text_in(chunk.text) for u in chunk.units]
+    assert "It is rarely useful at the local level." in texts  # later paragraphs stay prose
+    # a setting without a description still says its name with its default
+    assert "installer.max-workers (type int, default number_of_cores + 4)." in texts
+    assert "Note: settings are read once per command." in texts  # a "Key: value" outside a setting
+    assert not any(t.startswith(("Type:", "Default:")) for t in texts)
+
+
 def test_a_class_is_a_field_too_and_its_note_is_its_own_in_rest_and_in_built_html():
     rest = parse_rst("API\n===\n\n.. py:class:: Bar(x, y)\n\n   The bar of the API.\n\n"
                      "   .. versionadded:: 2.1\n\n   .. py:method:: run(n)\n\n      Runs it n times.\n")
