@@ -19,7 +19,16 @@ from typing import Any
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
 from . import FormatError, Parsed
-from .markup import OBJECT_KINDS, TEMPLATE_TAG, VERSION_NOTE, CleanText, field_name, one_line, owned_default
+from .markup import (
+    OBJECT_KINDS,
+    TEMPLATE_TAG,
+    VERSION_NOTE,
+    CleanText,
+    NamedSection,
+    field_name,
+    one_line,
+    owned_default,
+)
 
 # Elements whose content is never the document's text.
 DROPPED_TAGS = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "canvas",
@@ -138,6 +147,7 @@ class _Writer:
         self.described: list[str] = []  # the names whose field descriptions (<dd>) we are in
         self.name = ""          # the documented name of the last object description's <dt>
         self.item = False       # the next paragraph opens a list item
+        self.section = NamedSection(self.out)  # a heading that is one <code> documents that name
 
     def flush(self) -> None:
         text = one_line("".join(self.run))
@@ -148,6 +158,8 @@ class _Writer:
             self.out.field(self.term, text)
             self.term, self.field = "", False
             return
+        if not self.term and not self.item and self.section.take(text):
+            return  # a setting's detail or description (markup.NamedSection)
         if self.term:
             text, self.term = f"{self.term}: {text}", ""
         note = VERSION_NOTE.match(text)
@@ -157,6 +169,12 @@ class _Writer:
             text = owned_default(text, self.described[-1])  # "CACHE_DIR default: None."
         (self.out.item if self.item else self.out.paragraph)(text)
         self.item = False
+
+    def end_block(self) -> None:
+        """The paragraph being gathered is written; a block other than a paragraph follows (code, a
+        table, a list, a definition), so a setting's section without its description ends here."""
+        self.flush()
+        self.section.end()
 
     def walk(self, node: Tag) -> None:
         for child in node.children:
@@ -168,26 +186,28 @@ class _Writer:
             name = child.name.lower()
             if name in _HEADINGS:
                 self.flush()
+                self.section.end()
                 self.out.heading(child.get_text(" "), _HEADINGS[name])
+                self.section.open(_code_name(child))
             elif name == "pre":
-                self.flush()
+                self.end_block()
                 self.out.code(child.get_text(), _language(child))
             elif name == "table":
-                self.flush()
+                self.end_block()
                 self.out.table([c.get_text(" ") for c in row.find_all(["td", "th"])] for row in child.find_all("tr"))
             elif name == "br":
                 self.run.append(" ")
             elif name in ("img", "hr"):
                 continue
             elif name == "dt":
-                self.flush()
+                self.end_block()
                 if self.term:  # a term without a meaning of its own (several <dt> for one <dd>)
                     self.out.paragraph(self.term)
                 self.term = one_line(child.get_text(" "))
                 self.field = _describes_an_object(child)
                 self.name = field_name(self.term)
             elif name == "li":  # its first paragraph is the item; what follows it (a nested list) stands apart
-                self.flush()
+                self.end_block()
                 self.item = True
                 self.walk(child)
                 self.flush()
@@ -207,6 +227,15 @@ class _Writer:
                 self.flush()
             else:  # inline: a, em, strong, code, span, abbr, ...
                 self.walk(child)
+
+
+def _code_name(heading: Tag) -> str | None:
+    """The name a heading documents when it is one <code> element and nothing else but spaces
+    (`<h3><code>virtualenvs.path</code></h3>`), else None."""
+    parts = [c for c in heading.children if not (isinstance(c, NavigableString) and not c.strip())]
+    if len(parts) == 1 and isinstance(parts[0], Tag) and parts[0].name.lower() == "code":
+        return one_line(parts[0].get_text()) or None
+    return None
 
 
 def _describes_an_object(dt: Tag) -> bool:
@@ -250,5 +279,5 @@ def parse_html(content: str) -> Parsed:
     _drop_chrome(main)
     writer = _Writer()
     writer.walk(main)
-    writer.flush()
+    writer.end_block()
     return Parsed(title, writer.out.text(), meta)

@@ -15,7 +15,7 @@ from html import unescape
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from .markup import ANY_TAG, DEFAULT_LINE, TEMPLATE_TAG, CleanText
+from .markup import ANY_TAG, TEMPLATE_TAG, CleanText, NamedSection
 
 # One parser for the process: parsing keeps its state per call, the parser itself is only read.
 _PARSER = MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -34,18 +34,6 @@ _DROPPED_HTML = re.compile(rf"<({_DROPPED_TAGS})\b.*?</\1\s*>", re.I | re.S)
 _DROPPED_START = re.compile(rf"<({_DROPPED_TAGS})\b[^>]*(?<!/)>", re.I)
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _TASK_BOX = re.compile(r"^\[[ xX]\]\s+")  # "- [x] done": the box is layout
-
-# A paragraph of one "Key: value" line under a documented name's heading ("**Default**: `35`",
-# "**Type**: `string`"): a detail of the name, written into its field's label, not a sentence.
-_DETAIL_LINE = re.compile(r"^(?P<key>[A-Z][A-Za-z]*(?: [A-Za-z]+){0,2})\s*:\s+(?P<value>\S.{0,119})$")
-
-# A version line there ("Introduced in 1.2.0", "*Deprecated since 2.0*"): written after the field
-# as Sphinx writes a version note, "Added in version 1.2.0 (virtualenvs.prompt).", so the chunker
-# holds it as the field's note, never as text a figure could be read from
-_VERSION_LINE = re.compile(r"^(?P<verb>introduced|added|new|available|changed|deprecated|removed)"
-                           r"(?: (?:in|since))?(?: version)? v?(?P<version>\d+(?:\.\w+)*)\.?$", re.I)
-_VERSION_LABELS = {"changed": "Changed in version", "deprecated": "Deprecated since version",
-                   "removed": "Removed in version"}
 
 _NEW_ITEM, _ITEM, _QUOTE = "new item", "item", "quote"  # what a block sits in
 _CONTENT = frozenset({"inline", "fence", "code_block", "html_block"})
@@ -101,11 +89,7 @@ class _Reader:
         self.heading = 0  # the level of the heading being read, 0 outside one
         self.rows: list[list[str]] | None = None  # the table being read
         self.dropping: str | None = None  # a dropped HTML element left open by an earlier block
-        # a heading that is one code span documents that name ("### `virtualenvs.path`"): its
-        # "Key: value" lines and first paragraph are read as one field, as a Sphinx object's are
-        self.documented: str | None = None
-        self.details: list[str] = []
-        self.versions: list[str] = []
+        self.section = NamedSection(self.out)  # a heading of one code span documents that name
 
     def read(self, tokens: Sequence[Token]) -> str:
         """The clean text of a document's tokens."""
@@ -114,11 +98,11 @@ class _Reader:
                 self._inside_dropped(token)
             else:
                 if token.type in _ENDS_FIELD:
-                    self._end_field()
+                    self.section.end()
                 handle = getattr(self, f"_on_{token.type}", None)
                 if handle:
                     handle(token)
-        self._end_field()
+        self.section.end()
         return self.out.text()
 
     def as_written(self, text: str) -> str:
@@ -198,47 +182,14 @@ class _Reader:
             self.rows[-1].append(text)
         elif self.heading:
             self.out.heading(text, self.heading)
-            self.documented = text.strip() if _one_code_span(token) else None
+            self.section.open(text.strip() if _one_code_span(token) else None)
         elif self.containers and self.containers[-1] == _NEW_ITEM:
             self.containers[-1] = _ITEM
             self.out.item(_TASK_BOX.sub("", text.strip()))
-        elif self.documented is not None and not self.containers:
-            self._documenting(text)
+        elif not self.containers and self.section.take(text):
+            pass  # a setting's detail or description (markup.NamedSection)
         else:
             self.out.paragraph(text)
-
-    def _documenting(self, text: str) -> None:
-        """A paragraph under a documented name's heading: a "Key: value" detail before its
-        description, or the description, written with the name and details as one field:
-        "virtualenvs.path (type string, default {cache-dir}/virtualenvs)" + ": Directory where ..."."""
-        line = text.strip()
-        version = _VERSION_LINE.match(line)
-        if version:
-            label = _VERSION_LABELS.get(version["verb"].lower(), "Added in version")
-            self.versions.append(f"{label} {version['version']} ({self.documented}).")
-            return
-        detail = _DETAIL_LINE.match(line)
-        if detail and (not line.endswith((".", "!", "?")) or DEFAULT_LINE.match(line)):
-            self.details.append(f"{detail['key'].lower()} {detail['value'].strip()}")
-            return
-        self.out.field(self._label(), text)
-        self._written()
-
-    def _label(self) -> str:
-        assert self.documented is not None
-        return self.documented + (f" ({', '.join(self.details)})" if self.details else "")
-
-    def _end_field(self) -> None:
-        """A documented name whose section ends before a description: its label (and details) alone."""
-        if self.documented is not None and (self.details or self.versions):
-            self.out.field(self._label(), "")
-        self._written()
-
-    def _written(self) -> None:
-        """The field is out: its version notes follow it; the section reads as prose from here."""
-        for note in self.versions:
-            self.out.paragraph(note)
-        self.documented, self.details, self.versions = None, [], []
 
     def _on_fence(self, token: Token) -> None:
         """Fenced code, with the first word of its info string as language ("{.python}" too)."""

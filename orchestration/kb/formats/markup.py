@@ -210,3 +210,70 @@ def table_cells(line: str) -> list[str]:
 def is_separator_row(line: str) -> bool:
     """True for a table's `|---|:---:|` separator line."""
     return bool(re.match(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$", line)) and "-" in line
+
+
+# --- a settings reference: the section under a heading that names one thing --------------------
+# A paragraph of one "Key: value" line there ("Default: 35", "Type: string", "Environment Variable:
+# X"): a detail of the name, written into its field's label, not a sentence.
+_DETAIL_LINE = re.compile(r"^(?P<key>[A-Z][A-Za-z]*(?: [A-Za-z]+){0,2})\s*:\s+(?P<value>\S.{0,119})$")
+# A version line there ("Introduced in 1.2.0", "Deprecated since 2.0"): written after the field as
+# Sphinx writes a version note, so the chunker holds it as the field's note, never as text a figure
+# could be read from
+_VERSION_LINE = re.compile(r"^(?P<verb>introduced|added|new|available|changed|deprecated|removed)"
+                           r"(?: (?:in|since))?(?: version)? v?(?P<version>\d+(?:\.\w+)*)\.?$", re.I)
+_VERSION_LABELS = {"changed": "Changed in version", "deprecated": "Deprecated since version",
+                   "removed": "Removed in version"}
+
+
+class NamedSection:
+    """The section under a heading that is one documented name in code ("### `virtualenvs.path`",
+    `<h3><code>virtualenvs.path</code></h3>`), as Markdown and HTML settings references are written:
+    its "Key: value" lines go into the name's label and its first paragraph is the description,
+    written as one field as a Sphinx object's is ("virtualenvs.path (type string, default 35):
+    Directory where ..."); a version line ("Introduced in 1.2.0") follows the field as its version
+    note ("Added in version 1.2.0 (virtualenvs.path)."). A reader opens it at each heading (with
+    None for a heading that names nothing) and ends it at any block other than a paragraph."""
+
+    def __init__(self, out: CleanText) -> None:
+        self.out = out
+        self.name: str | None = None
+        self.details: list[str] = []
+        self.versions: list[str] = []
+
+    def open(self, name: str | None) -> None:
+        """A heading: the section it opens documents `name` (None: nothing)."""
+        self.end()
+        self.name = name
+
+    def take(self, text: str) -> bool:
+        """A paragraph: True when it belonged to the documented name (a detail, a version line, or
+        the description, which writes the field), False for the reader to write as prose."""
+        if self.name is None:
+            return False
+        line = one_line(text)
+        version = _VERSION_LINE.match(line)
+        if version:
+            label = _VERSION_LABELS.get(version["verb"].lower(), "Added in version")
+            self.versions.append(f"{label} {version['version']} ({self.name}).")
+            return True
+        detail = _DETAIL_LINE.match(line)
+        if detail and (not line.endswith((".", "!", "?")) or DEFAULT_LINE.match(line)):
+            self.details.append(f"{detail['key'].lower()} {detail['value'].strip()}")
+            return True
+        self.out.field(self._label(), line)
+        self._written()
+        return True
+
+    def end(self) -> None:
+        """Another block: a name whose description never came is written with its details alone."""
+        if self.name is not None and (self.details or self.versions):
+            self.out.field(self._label(), "")
+        self._written()
+
+    def _label(self) -> str:
+        return f"{self.name} ({', '.join(self.details)})" if self.details else str(self.name)
+
+    def _written(self) -> None:
+        for note in self.versions:
+            self.out.paragraph(note)
+        self.name, self.details, self.versions = None, [], []

@@ -164,6 +164,34 @@ def test_a_markdown_setting_is_a_field_with_its_details_in_its_label_and_its_ver
     assert not any(t.startswith(("Type:", "Default:")) for t in texts)
 
 
+def test_a_built_html_settings_reference_reads_as_its_markdown_source_does():
+    # the same page as a static-site generator renders it (permalink anchors included)
+    page = """<html><body><main>
+    <h2>Available settings</h2>
+    <h3 id="virtualenvspath"><code>virtualenvs.path</code><a class="headerlink" href="#virtualenvspath">¶</a></h3>
+    <p><strong>Type</strong>: <code>string</code></p>
+    <p><strong>Default</strong>: <code>{cache-dir}/virtualenvs</code></p>
+    <p><strong>Environment Variable</strong>: <code>POETRY_VIRTUALENVS_PATH</code></p>
+    <p>Directory where virtual environments will be created.</p>
+    <p>It is rarely useful at the local level.</p>
+    <h3 id="virtualenvsprompt"><code>virtualenvs.prompt</code></h3>
+    <p><strong>Type</strong>: <code>string</code></p>
+    <p><em>Introduced in 1.2.0</em></p>
+    <p>Format string defining the prompt to be displayed when the virtual environment is activated.</p>
+    <h3 id="installermax-workers"><code>installer.max-workers</code></h3>
+    <p><strong>Type</strong>: <code>int</code></p>
+    <p><strong>Default</strong>: <code>number_of_cores + 4</code></p>
+    <h3>Troubleshooting</h3>
+    <p>Note: settings are read once per command.</p>
+    </main></body></html>"""
+    from_html = _units(parse_html(page).text)
+    from_markdown = _units(clean_markdown(MARKDOWN_SETTINGS))
+    assert from_html == from_markdown
+    assert ("field", "virtualenvs.path (type string, default {cache-dir}/virtualenvs, environment variable "
+            "POETRY_VIRTUALENVS_PATH): Directory where virtual environments will be created.",
+            ("Available settings", "virtualenvs.path")) in from_html
+
+
 def test_a_class_is_a_field_too_and_its_note_is_its_own_in_rest_and_in_built_html():
     rest = parse_rst("API\n===\n\n.. py:class:: Bar(x, y)\n\n   The bar of the API.\n\n"
                      "   .. versionadded:: 2.1\n\n   .. py:method:: run(n)\n\n      Runs it n times.\n")
