@@ -72,6 +72,10 @@ _SLOT_NOUNS = frozenset({"date", "year", "day", "month", "time", "name", "names"
                          "type", "much", "many", "long", "often", "far", "old", "version", "place", "location",
                          "country", "city", "person", "people", "company", "value", "figure", "total"})
 _STOP_COMPOUND = _AUX | _FILLERS | _PREPOSITIONS | _SLOT_NOUNS
+# Words a fact never attaches to: the particle or preposition a word-order reading can land on
+# ("How much dust falls over the basin?", "the total make up of"): no head rather than that one
+_PARTICLES = frozenset({"over", "up", "out", "off", "down", "into", "onto", "through", "across", "per", "during",
+                        "around", "away", "back", "along", "upon", "within", "without", "between", "among"})
 # A verb form that ends a compound ("who was awarded the prize"), unlike "release" in "the
 # release manager", which a noun follows.
 _IRREGULAR_PARTICIPLES = "held|won|born|built|made|sold|led|kept|paid|sent|spent|done|begun"
@@ -107,7 +111,7 @@ _SLOT_VERBS = {"place": frozenset({"located", "situated", "based", "stored"})}
 def slot_head(query: str, slot: str) -> str:
     """`_slot_head` without a verb that only restates the slot ("located" for a place)."""
     head = _slot_head(query, slot)
-    return "" if head in _SLOT_VERBS.get(slot, ()) else head
+    return "" if head in _SLOT_VERBS.get(slot, ()) or head in _PARTICLES else head
 
 
 def _slot_head(query: str, slot: str) -> str:

@@ -98,3 +98,13 @@ def test_perception_carries_the_slot_and_says_which_rule_decided(rules_agent):
 def test_slot_head_is_the_word_the_asked_fact_attaches_to(query, head):
     slot, _ = asked_slot(query, "lookup")
     assert slot_head(query, slot) == head
+
+
+@pytest.mark.parametrize("query, slot", [
+    ("How much Saharan dust falls over the Amazon basin each year?", "amount"),   # was "over"
+    ("What is the total make up of fish species living in the Amazon?", "number"),  # was "up"
+])
+def test_a_preposition_or_particle_is_never_the_head(query, slot):
+    # a head the answer must carry: "over" would pass any sentence with the word and refuse one
+    # stating "27.7 million tons" without it
+    assert slot_head(query, slot) == ""
