@@ -213,10 +213,26 @@ def fills_slot(slot: str, text: str, language: str = "en", asked: Question | Non
         # a capitalised word that only opens the sentence is a name unless it is a common word
         # ("The", "After"): "Facebook acquired WhatsApp" names Facebook
         opener = re.match(r"[A-Z][a-z]+\b", text)
-        if opener and opener.group(0).lower() not in STOPWORDS_EN and not CALENDAR_WORD.fullmatch(opener.group(0)):
+        if opener and opener.group(0).lower() not in STOPWORDS_EN and not CALENDAR_WORD.fullmatch(opener.group(0)) \
+                and not _discourse_opener(text, opener):
             return True
         return bool(pattern.search(text[1:] if text[:1].isupper() else text))
     return bool(pattern.search(text))
+
+
+def _discourse_opener(text: str, opener: re.Match[str]) -> bool:
+    """The sentence opens with a function word set off by a comma ("However, ...", "Otherwise,
+    ..."): a connective, no name."""
+    return text[opener.end():opener.end() + 1] == "," and opener.group(0).lower() in _function_words()
+
+
+@functools.cache
+def _function_words() -> frozenset[str]:
+    """spaCy's English stop list (function words and sentence adverbs: "however", "otherwise",
+    "meanwhile"), read on first use: spaCy loads with Perception anyway."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
 
 
 @functools.lru_cache(maxsize=8192)

@@ -98,6 +98,21 @@ def test_a_possessive_of_a_name_the_question_writes_is_not_a_new_name():
     assert fills_slot("actor", "the outlook of Vanguard's Tim Buckley", asked=ask("Who is the new CEO of Vanguard?"))
 
 
+def test_a_connective_opening_a_sentence_is_not_a_name():
+    """Documentation dev set: "Who is Poetry's current release manager?" (the pages never say) was
+    answered by "However, it is different in that the packages managed are ...": a capitalised
+    first word passed for a name. A function word set off by a comma is a connective."""
+    from orchestration.focus import fills_slot
+
+    asked = ask("Who is Poetry's current release manager?")
+    assert not fills_slot("actor", "However, it is different in that the packages managed are for Poetry's "
+                                   "runtime environment.", asked=asked)
+    assert not fills_slot("actor", "Otherwise, the managers are chosen yearly.", asked=asked)
+    assert fills_slot("actor", "However, Sébastien Eustace manages the releases.", asked=asked)  # a name after it
+    assert fills_slot("actor", "Facebook acquired WhatsApp.", asked=ask("Who acquired WhatsApp?"))
+    assert fills_slot("actor", "Randy, the release manager, signs the tags.", asked=asked)  # a name with a comma
+
+
 def test_a_share_does_not_count_how_many():
     """PEPs: "What is the maximum number of threads the free-threaded CPython build can run?"
     (the PEPs never say) passed answerability on "... sees about 15-20% higher memory use":
