@@ -411,6 +411,15 @@ class Focus:
         ("won" ~ "winner", "acquired" ~ "bought"); always True for a question without a head."""
         return not self.head or present(self.head, set(tokens))
 
+    def spellings(self) -> dict[str, str]:
+        """Each search term (a stem: "configur") as the question wrote it ("configure"), for a
+        reader of the terms or a lookup by word; the first word that yields a term wins."""
+        written: dict[str, str] = {}
+        for word in self.question.words:
+            for term in tokenize(word):
+                written.setdefault(term, word)
+        return written
+
     def missing(self, tokens: Iterable[str]) -> list[str]:
         """The predicate terms absent from `tokens`, in question order."""
         have = set(tokens)

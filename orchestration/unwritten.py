@@ -27,7 +27,7 @@ import difflib
 import threading
 import unicodedata
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from core.reading.frequency import zipf
@@ -111,10 +111,7 @@ def specific_words(focus: Focus) -> dict[str, str]:
     identifiers and options (the answerability check's `unnamed` speaks for those)."""
     if focus.language != "en":
         return {}
-    written: dict[str, str] = {}
-    for word in focus.question.words:
-        for token in tokenize(word):
-            written.setdefault(token, word)
+    written = focus.spellings()
     left_out = set(focus.dated_terms) | {t for i in (*focus.identifiers, *focus.periods, *focus.options)
                                          for t in tokenize(i)}
     out = {}
@@ -127,10 +124,9 @@ def specific_words(focus: Focus) -> dict[str, str]:
     return out
 
 
-def unwritten_words(focus: Focus, vocabularies: Sequence[Vocabulary]) -> list[str]:
-    """The question's specific words (as it wrote them) that none of `vocabularies` writes, in
-    question order; [] when there is no vocabulary to read (a KB without a keyword index)."""
+def unwritten_words(specific: Mapping[str, str], vocabularies: Sequence[Vocabulary]) -> list[str]:
+    """Of the question's specific words (`specific_words`), those none of `vocabularies` writes,
+    as the question wrote them, in its order; [] when there is no vocabulary to read."""
     if not vocabularies:
         return []
-    return [word for token, word in specific_words(focus).items()
-            if not any(v.writes(token) for v in vocabularies)]
+    return [word for token, word in specific.items() if not any(v.writes(token) for v in vocabularies)]

@@ -308,16 +308,14 @@ class AnswerLoop:
         (orchestration/unwritten.py), recorded as the `vocabulary` operation; [] when a KB of the
         plan has no keyword index to read."""
         names = sorted({task.kb for task in plan.tasks})
-        found = [getattr(self.retriever.kb(name), "bm25", None) for name in names]
-        indexes = [index for index in found if index is not None]
-        if not names or len(indexes) < len(found):
+        indexes = [self.retriever.kb(name).bm25 for name in names]
+        if not names or None in indexes:
             return []
         with trace.operation("vocabulary", attempt=attempt, kbs=names, specific_below_zipf=SPECIFIC_BELOW) as op:
-            focus = Focus.of(perception)
-            specific = list(specific_words(focus).values())
-            missing = unwritten_words(focus, [vocabulary_of(index) for index in indexes])
+            specific = specific_words(Focus.of(perception))
+            missing = unwritten_words(specific, [vocabulary_of(index) for index in indexes if index is not None])
             op.input_count, op.output_count = len(specific), len(missing)
-            op.kept = [word for word in specific if word not in missing]
+            op.kept = [word for word in specific.values() if word not in missing]
             op.rejected = {word: "no knowledge base searched writes it" for word in missing}
         return missing
 

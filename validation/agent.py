@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
 from core.errors import ConfigError
 from orchestration.retrieval.scored import ScoredChunk
@@ -84,7 +83,7 @@ class ValidationAgent:
         Returns:
             (verdict, {check name: milliseconds}) with the checks in the order they ran.
         """
-        context = replace(self.context(now, max_age_days), unwritten=tuple(unwritten))
+        context = self.context(now, max_age_days, unwritten)
         issues: list[Issue] = []
         timing: dict[str, float] = {}
         for name, check in self._run_check.items():
@@ -94,14 +93,15 @@ class ValidationAgent:
         hints = hints_for(issues, perception, evidence, context, answer.claims)
         return Verdict(ok=not issues, issues=issues, hints=hints, checks_run=list(self.checks)), timing
 
-    def context(self, now: dt.date | None = None,
-                max_age_days: Mapping[str, int | None] | None = None) -> CheckContext:
+    def context(self, now: dt.date | None = None, max_age_days: Mapping[str, int | None] | None = None,
+                unwritten: Sequence[str] = ()) -> CheckContext:
         """The CheckContext a run uses (today, UTC, when `now` is None)."""
         today = now if now is not None else dt.datetime.now(dt.UTC).date()
         if isinstance(today, dt.datetime):
             today = today.date()
         ages = _checked_ages(max_age_days) if max_age_days is not None else self.max_age_days
-        return CheckContext(now=today, max_age_days=ages, stale_statuses=self.stale_statuses)
+        return CheckContext(now=today, max_age_days=ages, stale_statuses=self.stale_statuses,
+                            unwritten=tuple(unwritten))
 
 
 def _checked_ages(ages: Mapping[str, int | None]) -> dict[str, int | None]:

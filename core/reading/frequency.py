@@ -31,8 +31,3 @@ def zipf(word: str) -> float:
     if key.endswith(("'s", "’s")):
         key = key[:-2]
     return _english().get(key, BELOW_TABLE)
-
-
-def is_common(word: str, floor: float) -> bool:
-    """True when general English uses the word at least as often as Zipf `floor`."""
-    return zipf(word) >= floor

@@ -62,9 +62,9 @@ def test_a_vocabulary_writes_words_their_forms_and_misspellings(vocabulary, toke
 
 def test_unwritten_words_are_those_no_vocabulary_writes(perception, vocabulary):
     focus = _focus(perception, "Which zstd level does the max compression mode use?")
-    assert unwritten_words(focus, [vocabulary]) == ["zstd"]
-    assert unwritten_words(focus, [vocabulary, Vocabulary.of(["zstd"])]) == []
-    assert unwritten_words(focus, []) == []  # nothing to read: nothing said
+    assert unwritten_words(specific_words(focus), [vocabulary]) == ["zstd"]
+    assert unwritten_words(specific_words(focus), [vocabulary, Vocabulary.of(["zstd"])]) == []
+    assert unwritten_words(specific_words(focus), []) == []  # nothing to read: nothing said
 
 
 def test_an_index_gets_one_vocabulary_until_it_is_rebuilt():

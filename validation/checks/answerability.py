@@ -222,10 +222,7 @@ def _model_problem(best: float, rule: Reason | None, scoring: dict, focus: Focus
 def _as_written(focus: Focus, terms: Sequence[str]) -> list[str]:
     """Search terms (stems: "configur") as the question wrote them ("configure"), for the reader of
     a refusal; a term no question word yields stays as it is."""
-    written: dict[str, str] = {}
-    for word in focus.question.words:
-        for term in tokenize(word):
-            written.setdefault(term, word)
+    written = focus.spellings()
     return list(dict.fromkeys(written.get(t, t) for t in terms))
 
 

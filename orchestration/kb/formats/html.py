@@ -185,8 +185,7 @@ class _Writer:
                 continue
             name = child.name.lower()
             if name in _HEADINGS:
-                self.flush()
-                self.section.end()
+                self.end_block()
                 self.out.heading(child.get_text(" "), _HEADINGS[name])
                 self.section.open(_code_name(child))
             elif name == "pre":
