@@ -49,8 +49,18 @@ def is_definition(paragraph: str) -> bool:
         return False
     term = match.group("term").strip()
     words = term.split()
-    return (bool(words) and text_size(term) <= MAX_TERM_SIZE
+    return (bool(words) and text_size(term) <= MAX_TERM_SIZE and _closed(term)
             and words[-1].lower() not in _TERM_LAST_WORD_STOP and len(paragraph) > match.end())
+
+
+_PAIRS = (("(", ")"), ("[", "]"), ("{", "}"), ("“", "”"), ("（", "）"))
+
+
+def _closed(term: str) -> bool:
+    """True when the term closes every quote and bracket it opens: the colon in 'A wheel with
+    "Root-Is-Purelib: false" is ...' is inside a quotation, so what stands before it is no term."""
+    return term.count('"') % 2 == 0 and term.count("`") % 2 == 0 \
+        and all(term.count(open_) == term.count(close) for open_, close in _PAIRS)
 
 
 def text_size(text: str) -> float:

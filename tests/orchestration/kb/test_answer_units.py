@@ -293,3 +293,13 @@ def test_a_pdf_page_s_bullets_are_list_items_and_a_wrapped_item_reads_whole():
         ("list_item", "Tier 1: 4 hours per period"), ("list_item", "Tier 2: 6 hours per period"),
         ("list_item", "Tier 3: 8 hours per period")]
     assert ("sentence", "Overtime is approved by the team lead.", ()) in units
+
+
+def test_a_colon_inside_a_quotation_makes_no_definition():
+    # PEP 427's FAQ: the colon belongs to the quoted header line, so the paragraph is a sentence
+    # (before, a definition of the term 'A wheel with "Root-Is-Purelib', which a "What is a
+    # wheel?" question then ranked above "A wheel is a ZIP-format archive ...")
+    units = _units('A wheel with "Root-Is-Purelib: false" with all its files in purelib is equivalent to a '
+                   'wheel with "Root-Is-Purelib: true".\n\nSee (section 3: layout) for more.\n\n'
+                   'Root-Is-Purelib: true when the archive is pure Python')
+    assert [t for t, _text, _path in units] == ["sentence", "sentence", "definition"]
