@@ -199,6 +199,9 @@ class Answer:
     # the answer model's reading, when it ranked the units: {"threshold": the refusal threshold,
     # "best": [{"text", "p", "why"}, ...] the three most probable units, best first}
     scoring: dict[str, Any] | None = None
+    # the question's terms as the lexical ranking weighed them (rarer among the candidate units
+    # counts more: QueryTerms.by_rarity), for the compose step's trace
+    term_weights: dict[str, float] = field(default_factory=dict)
 
     def citation(self, n: int) -> Citation | None:
         """The citation numbered n, or None."""

@@ -268,6 +268,8 @@ class AnswerLoop:
                 else:
                     answer = composer.run(perception, evidence, excluded_claims=plan.dropped_claims)
                 op.params.update(used=answer.composer, fallback=answer.fallback)
+                if answer.term_weights:
+                    op.params["term_weights"] = answer.term_weights
                 op.reason = "; ".join(answer.notes[-1:]) if answer.fallback else ""
                 op.input_count, op.output_count = len(evidence), len(answer.claims)
                 op.kept = [k for k, why in answer.decisions.items() if why.startswith("chosen")]

@@ -134,19 +134,22 @@ class ExtractiveComposer:
         book = CitationBook(self.snippet_chars)
         sides = comparison_sides(perception) if perception.action == "compare" else []
         best: list[Candidate] = []
+        term_weights: dict[str, float] = {}
         if len(sides) >= 2:
             sections = self._compare(perception, sides, candidates, terms, selection, book, language, notes)
         else:
-            sections = self._lookup(perception, candidates, terms, selection, book, notes, decisions, best)
+            sections = self._lookup(perception, candidates, terms, selection, book, notes, decisions, best,
+                                    term_weights)
         scoring = self._scoring(best, language)
         if not any(c.kind == "fact" for section in sections for c in section):
             return Answer(text=glue(language, "no_answer"), claims=[], citations=[], composer=self.name,
                           language=language, notes=notes + ["no evidence sentence supports the query"],
-                          decisions=decisions, scoring=scoring)
+                          decisions=decisions, scoring=scoring, term_weights=term_weights)
         claims = [c for section in sections for c in section]
         text = "\n\n".join(" ".join(c.text for c in section) for section in sections if section)
         return Answer(text=text, claims=claims, citations=book.citations(), composer=self.name,
-                      language=language, notes=notes, decisions=decisions, scoring=scoring)
+                      language=language, notes=notes, decisions=decisions, scoring=scoring,
+                      term_weights=term_weights)
 
     def _scoring(self, best: Sequence[Candidate], language: str) -> dict | None:
         """The model's reading for the answer: its refusal threshold and the three most probable
@@ -167,9 +170,11 @@ class ExtractiveComposer:
 
     def _lookup(self, perception: Perception, candidates: list[Candidate], terms: QueryTerms,
                 selection: Selection, book: CitationBook, notes: list[str],
-                decisions: dict[str, str], best: list[Candidate]) -> list[list[Claim]]:
+                decisions: dict[str, str], best: list[Candidate],
+                term_weights: dict[str, float]) -> list[list[Claim]]:
         """The best sentences for the query, one section per sub-question (`decisions` says why;
-        `best` receives each part's three most probable units)."""
+        `best` receives each part's three most probable units; `term_weights` the first part's
+        terms as the ranking weighed them: by their rarity among the candidates without a model)."""
         candidates, whole = self.narrow(perception, candidates)
         candidates, others, left_out = asked_settings_only(perception.question, candidates)
         if left_out:
@@ -188,6 +193,12 @@ class ExtractiveComposer:
                                                               terms, 0.5)
             # a part's focus: its ask with the query's context clauses, its slot from the one table
             focus = whole if len(parts) == 1 else Focus.of(perception, part)
+            if self.model_for(perception.language) is None and len(parts) == 1:
+                # the answer model was fitted on the flat lexical score (its rule_share, rule_top):
+                # it keeps reading that until it is refitted
+                part_terms = part_terms.by_rarity([c.tokens for c in candidates])
+            if not sections:
+                term_weights.update((term, round(w, 3)) for term, w in part_terms.weights.items())
             # the cross-encoder reads the first part's units (it costs ~6-10 ms a unit on one
             # thread: three parts of three units doubled a request's p95)
             ranked = self.rank_units(candidates, focus, part_terms, perception.language, reread=not sections)
@@ -274,7 +285,8 @@ class ExtractiveComposer:
     def rank_units(self, candidates: Sequence[Candidate], focus: Focus, terms: QueryTerms,
                    language: str, reread: bool = True) -> list[Candidate]:
         """Candidates best first: by the answer model's probability (`notes["p"]`), or by the
-        lexical score alone without a model.
+        lexical score alone without a model. `terms`: without a model, the question's terms
+        weighed over these candidates (`QueryTerms.by_rarity`), as a request weighs them.
 
         A candidate sharing no term with the question keeps score 0 and is never chosen; `reread`:
         the cross-encoder reads the best units again (`_rerank`)."""

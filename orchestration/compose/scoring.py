@@ -10,6 +10,7 @@ inside the other, or 80%+ of the same terms) or any sentence the caller excluded
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -91,6 +92,23 @@ class QueryTerms:
         asks = perception.slot == "actor" and asks_author(perception.slot_head or "")
         return cls(weights, perception.language, perception.constraints.quantitative, asks, question)
 
+    def by_rarity(self, units: Sequence[frozenset[str]]) -> QueryTerms:
+        """These terms, each weight times the term's inverse document frequency over `units` (the
+        token sets of the candidate units), as BM25 computes it, ln(1 + (n - df + 0.5) / (df + 0.5)),
+        as a share of a term no unit writes: "Which cipher does restic use to encrypt the data?"
+        over restic's design pages is decided by "cipher" and "encrypt"; "restic" and "data", in
+        most units, hardly count (a term every unit writes keeps a little weight, so a unit
+        sharing a term with the question still scores above 0). Unchanged for fewer than two units."""
+        n = len(units)
+        if n < 2:
+            return self
+        rarest = math.log(1 + (n + 0.5) / 0.5)
+        weights = {}
+        for entry in self._terms:
+            df = sum(1 for tokens in units if _holds(entry, tokens))
+            weights[entry[0]] = entry[1] * math.log(1 + (n - df + 0.5) / (df + 0.5)) / rarest
+        return QueryTerms(weights, self.language, self.quantitative, self.asks_author, self.question)
+
     @property
     def total(self) -> float:
         """The sum of all weights (at least 1e-9)."""
@@ -105,12 +123,14 @@ class QueryTerms:
     def matched(self, tokens: frozenset[str]) -> float:
         """The weight of query terms present in `tokens` (a code also matches a longer code: A320 ~ a320neo;
         a word that says the same counts: "adopted" ~ "Status: Rejected", `same_terms`)."""
-        found = 0.0
-        for term, weight, code, same in self._terms:
-            if term in tokens or (code and any(t.startswith(term) for t in tokens)) \
-                    or (same and not tokens.isdisjoint(same)):
-                found += weight
-        return found
+        return sum(entry[1] for entry in self._terms if _holds(entry, tokens))
+
+
+def _holds(entry: tuple[str, float, bool, frozenset[str]], tokens: frozenset[str]) -> bool:
+    """True when `tokens` hold the query term of `entry` (QueryTerms._terms), as `matched` counts it."""
+    term, _weight, code, same = entry
+    return term in tokens or (code and any(t.startswith(term) for t in tokens)) \
+        or (bool(same) and not tokens.isdisjoint(same))
 
 
 @dataclass(frozen=True)

@@ -245,6 +245,9 @@ def test_every_attempt_and_operation_is_in_the_response(loop):
     compose = next(o for o in body["operations"] if o["op"] == "compose")
     assert compose["kept"] and all("@" in k for k in compose["kept"])
     assert compose["rejected"] and all(why.startswith("not chosen: ") for why in compose["rejected"].values())
+    # and how it weighed the question's terms: the rare "e4027" counts more than "trigger"
+    weights = compose["params"]["term_weights"]
+    assert 0 < weights["trigger"] < weights["e4027"] <= 2.0, weights
     # every operation carries the stage it ran in; stage times are wall times inside the total
     stage_of = {o["op"]: o["stage"] for o in body["operations"]}
     assert {stage_of[op] for op in ("embed", "retrieve.keyword", "fuse.tasks", "dedupe", "budget")} == {"retrieve"}

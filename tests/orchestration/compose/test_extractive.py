@@ -560,3 +560,19 @@ def test_an_faq_heading_does_not_introduce_a_lead(composer, perceive, synthetic)
     answer = composer.run(perceive("Does it matter how a backup was interrupted?"), [chunk])
     assert any(c.text.startswith("It does not matter") for c in answer.claims), answer.text
     assert not any(c.text.startswith("Will restic resume an interrupted backup?:") for c in answer.claims)
+
+
+def test_the_question_s_rare_term_decides_over_terms_every_unit_writes(composer, perceive, synthetic):
+    """A term most candidate units write tells them apart no better than a stopword does: over
+    restic's design pages "restic", "repository" and "data" are everywhere, and the unit that
+    answers "Which cipher ...?" is the one with "cipher" in it (before, the unit with the most
+    common terms led: "The data in a restic repository is deduplicated.")."""
+    design = synthetic("Restic stores the data of a repository in pack files. Restic reads the repository "
+                       "password from a file. The data in a restic repository is deduplicated.",
+                       doc_id="design", title="Design")
+    crypto = synthetic("Encryption uses AES-256 as its cipher, in counter mode.", doc_id="crypto",
+                       title="Design", score=0.9)
+    answer = composer.run(perceive("Which cipher does restic use for the repository data?"), [design, crypto])
+    assert answer.claims[0].text.startswith("Encryption uses AES-256 as its cipher"), answer.text
+    weights = answer.term_weights
+    assert weights["cipher"] > weights["restic"] and weights["cipher"] > weights["data"], weights
