@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from core.text import strip_markers
 from core.vocab import MENTION_LABELS
@@ -104,9 +105,9 @@ class QueryTerms:
             return self
         rarest = math.log(1 + (n + 0.5) / 0.5)
         weights = {}
-        for entry in self._terms:
-            df = sum(1 for tokens in units if _holds(entry, tokens))
-            weights[entry[0]] = entry[1] * math.log(1 + (n - df + 0.5) / (df + 0.5)) / rarest
+        for term in self._terms:
+            df = sum(1 for tokens in units if term.held_by(tokens))
+            weights[term.text] = term.weight * math.log(1 + (n - df + 0.5) / (df + 0.5)) / rarest
         return QueryTerms(weights, self.language, self.quantitative, self.asks_author, self.question)
 
     @property
@@ -115,22 +116,29 @@ class QueryTerms:
         return max(sum(self.weights.values()), 1e-9)
 
     @functools.cached_property
-    def _terms(self) -> tuple[tuple[str, float, bool, frozenset[str]], ...]:
-        """(term, weight, is a code, words that say the same) in weight order, read once per query."""
-        return tuple((term, weight, _is_code(term), frozenset(EQUIVALENT.get(term, ())))
+    def _terms(self) -> tuple[_Term, ...]:
+        """The terms as matching reads them, read once per query."""
+        return tuple(_Term(term, weight, _is_code(term), frozenset(EQUIVALENT.get(term, ())))
                      for term, weight in self.weights.items())
 
     def matched(self, tokens: frozenset[str]) -> float:
         """The weight of query terms present in `tokens` (a code also matches a longer code: A320 ~ a320neo;
         a word that says the same counts: "adopted" ~ "Status: Rejected", `same_terms`)."""
-        return sum(entry[1] for entry in self._terms if _holds(entry, tokens))
+        return sum(term.weight for term in self._terms if term.held_by(tokens))
 
 
-def _holds(entry: tuple[str, float, bool, frozenset[str]], tokens: frozenset[str]) -> bool:
-    """True when `tokens` hold the query term of `entry` (QueryTerms._terms), as `matched` counts it."""
-    term, _weight, code, same = entry
-    return term in tokens or (code and any(t.startswith(term) for t in tokens)) \
-        or (bool(same) and not tokens.isdisjoint(same))
+class _Term(NamedTuple):
+    """A query term with its weight, whether it is a code, and the words that say the same."""
+
+    text: str
+    weight: float
+    code: bool
+    same: frozenset[str]
+
+    def held_by(self, tokens: frozenset[str]) -> bool:
+        """True when `tokens` hold the term, a longer code for a code, or a word that says the same."""
+        return self.text in tokens or (self.code and any(t.startswith(self.text) for t in tokens)) \
+            or (bool(self.same) and not tokens.isdisjoint(self.same))
 
 
 @dataclass(frozen=True)
