@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from core.text import strip_markers
 from core.vocab import MENTION_LABELS
-from orchestration.focus import CUE_TERMS, FIELD_LINE, asks_author, is_author_field, present
+from orchestration.focus import FIELD_LINE, QUESTION_TERMS, asks_author, is_author_field, present
 from orchestration.retrieval.same_terms import EQUIVALENT
 from orchestration.retrieval.tokenize import is_code, tokenize
 from perception.question import Question
@@ -51,7 +51,8 @@ class QueryTerms:
     """Weighted query terms: names (codes, products, organisations) count most.
 
     Attributes:
-        weights: term -> weight (names 2.0, domain terms 1.5, other words 1.0, cues 0.3).
+        weights: term -> weight (names 2.0, domain terms 1.5, other words 1.0, question words and
+            comparison cues 0.3: `focus.QUESTION_TERMS`, they say how it is asked, not what to find).
         language: the query language.
         quantitative: the query asks for a number.
         asks_author: the query asks who wrote or proposed something (`focus.asks_author`).
@@ -75,7 +76,7 @@ class QueryTerms:
 
         def add(terms: Iterable[str], weight: float) -> None:
             for term in terms:
-                weight_here = 0.3 if term in CUE_TERMS else weight
+                weight_here = 0.3 if term in QUESTION_TERMS else weight
                 weights[term] = max(weights.get(term, 0.0), weight_here)
 
         add(tokenize(text), 1.0)

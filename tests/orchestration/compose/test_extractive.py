@@ -576,3 +576,16 @@ def test_the_question_s_rare_term_decides_over_terms_every_unit_writes(composer,
     assert answer.claims[0].text.startswith("Encryption uses AES-256 as its cipher"), answer.text
     weights = answer.term_weights
     assert weights["cipher"] > weights["restic"] and weights["cipher"] > weights["data"], weights
+
+
+def test_the_question_s_own_words_do_not_choose_the_unit(composer, perceive, synthetic):
+    """Question words weigh what comparison cues weigh (0.3): "does" and "currently" say how it is
+    asked, not what to find. Weighed by rarity at full weight, a unit that happens to write them
+    ("Currently restic does ...") outranked the one naming the asked cipher (the PEPs' answers lost their
+    fact to such units: answered with the fact 0.764 -> 0.836 with this)."""
+    design = synthetic("Currently restic does read the repository password first. Restic stores data in "
+                       "pack files.", doc_id="design", title="Design")
+    crypto = synthetic("Restic encrypts with the AES-256 cipher.", doc_id="crypto", title="Design", score=0.9)
+    answer = composer.run(perceive("Which cipher does restic currently use?"), [design, crypto])
+    assert answer.claims[0].text.startswith("Restic encrypts with the AES-256 cipher"), answer.text
+    assert answer.term_weights["doe"] < answer.term_weights["cipher"], answer.term_weights
