@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from orchestration.compose.extractive import ExtractiveComposer
+from orchestration.compose.extractive import ExtractiveComposer, one_part_terms
 from orchestration.compose.scorer.features import FEATURES, feature_matrix
 from orchestration.compose.scoring import QueryTerms, set_priors
 from orchestration.compose.sentences import Candidate, evidence_candidates
@@ -103,7 +103,10 @@ def question_units(loop: AnswerLoop, composer: ExtractiveComposer, kb: str, text
     candidates = evidence_candidates(evidence, perception.question.code)
     set_priors(candidates, composer.settings)
     candidates, focus = composer.narrow(perception, candidates)
-    ranked = composer.rank_units(candidates, focus, QueryTerms.from_perception(perception), perception.language)
+    terms = QueryTerms.from_perception(perception)
+    if len(perception.question.parts) <= 1:  # as the composer's lookup weighs a one-part question
+        terms = one_part_terms(terms, candidates)
+    ranked = composer.rank_units(candidates, focus, terms, perception.language)
     return ranked, feature_matrix(ranked, focus, perception.language)
 
 
@@ -221,11 +224,8 @@ def outcomes(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progr
         context = CheckContext(when)
         structural = bool(answer.scoring) and bool(answerability.check(
             perception, replace(answer, scoring=dict(answer.scoring, **passes)), evidence, context))
-        # the rules' verdict as the refusal reads it: on the most probable quoted unit alone
-        lead = max((c for c in answer.claims if c.kind == "fact" and c.probability is not None),
-                   key=lambda c: c.probability or 0.0, default=None)
-        alone = replace(answer, scoring=None, claims=[lead]) if lead is not None else replace(answer, scoring=None)
-        ruled = bool(answerability.check(perception, alone, evidence, context))
+        # the rules' verdict as the refusal reads it: on the whole answer
+        ruled = bool(answerability.check(perception, replace(answer, scoring=None), evidence, context))
         out.ids.append(gold.id)
         out.best.append(max(scored) if scored else 0.0)
         out.structural.append(structural)

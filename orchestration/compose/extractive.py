@@ -174,7 +174,7 @@ class ExtractiveComposer:
                 term_weights: dict[str, float]) -> list[list[Claim]]:
         """The best sentences for the query, one section per sub-question (`decisions` says why;
         `best` receives each part's three most probable units; `term_weights` the first part's
-        terms as the ranking weighed them: by their rarity among the candidates without a model)."""
+        terms as the ranking weighed them: by their rarity among the candidates for a one-part question)."""
         candidates, whole = self.narrow(perception, candidates)
         candidates, others, left_out = asked_settings_only(perception.question, candidates)
         if left_out:
@@ -193,10 +193,8 @@ class ExtractiveComposer:
                                                               terms, 0.5)
             # a part's focus: its ask with the query's context clauses, its slot from the one table
             focus = whole if len(parts) == 1 else Focus.of(perception, part)
-            if self.model_for(perception.language) is None and len(parts) == 1:
-                # the answer model was fitted on the flat lexical score (its rule_share, rule_top):
-                # it keeps reading that until it is refitted
-                part_terms = part_terms.by_rarity([c.tokens for c in candidates])
+            if len(parts) == 1:
+                part_terms = one_part_terms(part_terms, candidates)
             if not sections:
                 term_weights.update((term, round(w, 3)) for term, w in part_terms.weights.items())
             # the cross-encoder reads the first part's units (it costs ~6-10 ms a unit on one
@@ -285,8 +283,8 @@ class ExtractiveComposer:
     def rank_units(self, candidates: Sequence[Candidate], focus: Focus, terms: QueryTerms,
                    language: str, reread: bool = True) -> list[Candidate]:
         """Candidates best first: by the answer model's probability (`notes["p"]`), or by the
-        lexical score alone without a model. `terms`: without a model, the question's terms
-        weighed over these candidates (`QueryTerms.by_rarity`), as a request weighs them.
+        lexical score alone without a model. `terms`: for a one-part question, its terms weighed
+        over these candidates (`one_part_terms`), as a request weighs them.
 
         A candidate sharing no term with the question keeps score 0 and is never chosen; `reread`:
         the cross-encoder reads the best units again (`_rerank`)."""
@@ -494,6 +492,14 @@ def _answer_first(chosen: Sequence[Candidate]) -> list[Candidate]:
     if lead is None and ordered and is_question(ordered[0].text):
         lead = next((c for c in ordered if not is_question(c.text)), None)
     return ordered if lead is None else [lead] + [c for c in ordered if c is not lead]
+
+
+def one_part_terms(terms: QueryTerms, candidates: Sequence[Candidate]) -> QueryTerms:
+    """The terms a one-part question ranks `candidates` with: each term's weight times its rarity
+    among them (`QueryTerms.by_rarity`). A part of a longer question keeps its merged flat
+    weights: weighed by rarity, MultiHop's parts lost the gold fact (docs/EVALUATION.md, thirteenth
+    session). The answer model's rows are collected with the same terms (evaluation/answers/collect.py)."""
+    return terms.by_rarity([c.tokens for c in candidates])
 
 
 def _merge(primary: QueryTerms, secondary: QueryTerms, factor: float) -> QueryTerms:

@@ -30,8 +30,10 @@ pytestmark = [
 # one answerable question is no longer refused (docs/EVALUATION.md, "Eleventh session"). Re-measured
 # 2026-12-05 (0.7496 / 0.3053 / 0.1111 before): a specific word no paragraph writes refuses
 # (orchestration/unwritten.py; "Twelfth session"): 43 more unanswerable questions refused, 4 more
-# answerable ones.
-EXPECTED = {"lead_answer": 0.7440, "unanswerable_refused": 0.3710, "false_refusal": 0.1167}
+# answerable ones. Re-measured 2026-12-06 (0.7440 / 0.3710 / 0.1167 before): the model refitted on
+# the lexical score weighed by rarity, and its refusal reading the rules on the whole answer
+# ("Fourteenth session").
+EXPECTED = {"lead_answer": 0.7511, "unanswerable_refused": 0.3710, "false_refusal": 0.1238}
 TOLERANCE = 0.002  # deterministic; one question is 0.0015 of either half
 
 

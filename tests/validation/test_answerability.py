@@ -248,3 +248,21 @@ def test_a_possessive_is_no_term_an_answer_must_say(perceive):
     focus = Focus.of(perceive("Which values does restic's --compression option accept?"))
     assert "s" not in focus.predicate and "restic" in focus.predicate
     assert Focus.of(perceive("Why don't my backups run?")).predicate.keys().isdisjoint({"t", "s"})
+
+
+def test_the_answer_model_s_refusal_reads_the_rules_on_the_whole_answer(perceive, context):
+    """With the answer model, the rules' verdict is one input of the refusal: it is read on the
+    whole answer. The model's lead ("founded ...") does not say who acquired WhatsApp, the unit
+    quoted beside it does: the answer stands. Read on the lead alone (before), the rules objected
+    and the answer was refused."""
+    from dataclasses import replace
+    scoring = {"refusal": {"bias": 0.41, "unit_logit": 0.40, "rules_unanswered": -0.40, "threshold": 0.45}}
+    lead = Claim(f"{FOUNDED.text} [1]", [1], probability=0.30)
+    beside = Claim(f"{ACQUIRED.text} [2]", [2], probability=0.20)
+    query = perceive("Who acquired WhatsApp?")
+    both = replace(answer([lead, beside], [FOUNDED, ACQUIRED]), scoring=scoring)
+    assert answerability.check(query, both, [FOUNDED, ACQUIRED], context) == []
+    alone = replace(answer([lead], [FOUNDED]), scoring=scoring)
+    issues = answerability.check(query, alone, [FOUNDED, ACQUIRED], context)
+    assert [i.kind for i in issues] == ["unanswered"], issues
+    assert "p=0.30" in issues[0].detail and "the rules add" in issues[0].detail, issues[0].detail

@@ -150,15 +150,13 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     if focus.names and named * len(focus.names) < min(MIN_NAME_SHARE * len(focus.names), 2) - 1e-9:
         return Reason("names_missing", {"names": list(focus.names)})
     # the answer model ranked the units: the question's probability of being answered, from its
-    # best unit's probability and the rules' verdict on that unit (a feature, weighted as fitted;
-    # read on the best unit alone, so the context quoted with it does not change the verdict)
-    scored = [(c.probability, k) for k, c in enumerate(answer.claims)
-              if c.kind == "fact" and c.probability is not None]
+    # best unit's probability and the rules' verdict on the whole answer (a feature, weighted as
+    # fitted; read on the best unit alone it refused more answerable dev questions for as many
+    # unanswerable ones: docs/EVALUATION.md, fourteenth session)
+    scored = [c.probability for c in answer.claims if c.kind == "fact" and c.probability is not None]
     if scored and answer.scoring is not None:
-        best, lead = max(scored)
-        own = [r for r in readings if r.index == lead] or readings
-        rule = rule_problem(focus, own, answer, _cited_chunks(own, answer, chunks), perception)
-        return _model_problem(best, rule, answer.scoring, focus, cited)
+        rule = rule_problem(focus, readings, answer, cited, perception)
+        return _model_problem(max(scored), rule, answer.scoring, focus, cited)
     return rule_problem(focus, readings, answer, cited, perception)
 
 
