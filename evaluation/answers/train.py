@@ -268,24 +268,19 @@ def source_files(data_dir: Path, language: str) -> dict[str, Any]:
 # model's log-odds weighed equally (on SQuAD dev, 0.5/0.5 refused as many unanswerable questions
 # at false refusal 0.08 as 0.7/0.3 and more than either alone; top 3 as many as top 5).
 RERANK = {"en": {"top": 3.0, "model": 0.5, "cross": 0.5}}
-# Whether the refusal reads the rules' verdict besides the best unit (en: it refused more
-# unanswerable SQuAD/MultiHop dev questions at the same false refusal; zh: fewer on CMRC dev).
-REFUSAL_READS_RULES = {"en": True, "zh": False}
 
 
-def with_refusal(model: AnswerModel, outcomes: dict[str, dict[str, np.ndarray]], language: str) -> AnswerModel:
-    """The model with its refusal: a Platt scaling of the best unit's log-odds (and the rules'
-    verdict, where it pays) fitted on the dev questions (the cross-encoder has read the train
+def with_refusal(model: AnswerModel, outcomes: dict[str, dict[str, np.ndarray]]) -> AnswerModel:
+    """The model with its refusal: a Platt scaling of the best unit's log-odds and the rules'
+    verdict on the whole answer, fitted on the dev questions (the cross-encoder has read the train
     articles, so their scores are optimistic), the threshold chosen on dev, the test figures
-    recorded. Platt scaling is monotone: which questions are refused is the threshold's alone."""
+    recorded. Both languages read the rules: on the whole answer they refused more unanswerable
+    dev questions at the same false refusal (docs/EVALUATION.md, fourteenth session)."""
     from .refusal import choose_refusal_threshold, fit_refusal, refusal_figures
 
-    dev = dict(outcomes["dev"])
-    if not REFUSAL_READS_RULES.get(language, True):
-        dev["rules_unanswered"] = np.zeros_like(dev["rules_unanswered"])
+    dev = outcomes["dev"]
     refusal = fit_refusal(dev)
-    refusal["threshold"] = choose_refusal_threshold(refusal, outcomes["dev"] if REFUSAL_READS_RULES.get(
-        language, True) else dev)
+    refusal["threshold"] = choose_refusal_threshold(refusal, dev)
     about = dict(model.about, refusal_dev=refusal_figures(refusal, dev),
                  refusal_test=refusal_figures(refusal, outcomes["test"]),
                  refusal_fitted_on="dev questions (Platt scaling)")
@@ -319,7 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         read_model.cache_clear()
         outcomes = {split: combine_outcomes(*(read(args.data, split, args.limit, progress)
                                               for read in OUTCOMES[language])) for split in ("dev", "test")}
-        model = with_refusal(model, outcomes, language)
+        model = with_refusal(model, outcomes)
         write_model(model, path)
         print(json.dumps({"model": str(path), "refusal": model.refusal, "dev": model.about["refusal_dev"],
                           "test": model.about["refusal_test"]}, indent=1))

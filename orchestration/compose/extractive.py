@@ -189,12 +189,10 @@ class ExtractiveComposer:
         quota = max(1, math.ceil(self.max_sentences / len(parts)))
         sections: list[list[Claim]] = []
         for part in parts:
-            part_terms = terms if len(parts) == 1 else _merge(QueryTerms.from_perception(perception, part),
-                                                              terms, 0.5)
+            part_terms = (one_part_terms(terms, candidates) if len(parts) == 1
+                          else _merge(QueryTerms.from_perception(perception, part), terms, 0.5))
             # a part's focus: its ask with the query's context clauses, its slot from the one table
             focus = whole if len(parts) == 1 else Focus.of(perception, part)
-            if len(parts) == 1:
-                part_terms = one_part_terms(part_terms, candidates)
             if not sections:
                 term_weights.update((term, round(w, 3)) for term, w in part_terms.weights.items())
             # the cross-encoder reads the first part's units (it costs ~6-10 ms a unit on one

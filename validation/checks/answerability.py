@@ -153,11 +153,11 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     # best unit's probability and the rules' verdict on the whole answer (a feature, weighted as
     # fitted; read on the best unit alone it refused more answerable dev questions for as many
     # unanswerable ones: docs/EVALUATION.md, fourteenth session)
+    rule = rule_problem(focus, readings, answer, cited, perception)
     scored = [c.probability for c in answer.claims if c.kind == "fact" and c.probability is not None]
     if scored and answer.scoring is not None:
-        rule = rule_problem(focus, readings, answer, cited, perception)
         return _model_problem(max(scored), rule, answer.scoring, focus, cited)
-    return rule_problem(focus, readings, answer, cited, perception)
+    return rule
 
 
 def rule_problem(focus: Focus, readings: list[ClaimReading], answer: Answer, cited: list[ScoredChunk],
