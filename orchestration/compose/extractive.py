@@ -479,13 +479,15 @@ def _names_all(identifiers: Sequence[str], operators: Sequence[str], text: str, 
 
 
 def _answer_first(chosen: Sequence[Candidate]) -> list[Candidate]:
-    """The lead first, then the rest in reading order: the most probable unit when the answer
-    model ranked them (`chosen` is best first), else the best sentence that fills the asked-for
-    slot; never a unit that is itself a question (an FAQ's heading repeats the question asked)."""
+    """The lead first, then the rest in reading order. `chosen` is best first: the lead is the
+    most probable unit when the answer model ranked them, else the best sentence that fills the
+    asked-for slot, else the best sentence (not the first in reading order: one paragraph's first
+    sentence led every answer quoting it; docs/EVALUATION.md, fourteenth session); never a unit
+    that is itself a question (an FAQ's heading repeats the question asked)."""
     stating = [c for c in chosen if not is_question(c.text)]
     scored = bool(chosen) and "p" in chosen[0].notes
-    lead = (stating[0] if stating else None) if scored else next(
-        (c for c in stating if c.notes.get("fills_slot")), None)
+    filler = None if scored else next((c for c in stating if c.notes.get("fills_slot")), None)
+    lead = filler or (stating[0] if stating else None)
     ordered = reading_order(chosen)
     if lead is None and ordered and is_question(ordered[0].text):
         lead = next((c for c in ordered if not is_question(c.text)), None)

@@ -589,3 +589,17 @@ def test_the_question_s_own_words_do_not_choose_the_unit(composer, perceive, syn
     answer = composer.run(perceive("Which cipher does restic currently use?"), [design, crypto])
     assert answer.claims[0].text.startswith("Restic encrypts with the AES-256 cipher"), answer.text
     assert answer.term_weights["doe"] < answer.term_weights["cipher"], answer.term_weights
+
+
+def test_the_best_sentence_leads_when_none_states_the_asked_kind_of_fact(composer, perceive, synthetic):
+    """SQuAD's answers are one paragraph each: with no sentence filling the asked-for slot, the lead
+    was the chosen sentence first in reading order, the paragraph's opening, wherever the best one
+    stood (SQuAD dev: "What type of radar was used to classify trees into four categories?" led
+    with "In 2006 Tatiana Kuplich organized the trees ... into four categories"). The best sentence
+    leads; the others follow in reading order."""
+    survey = synthetic("In 2019 the survey team sorted the reef corals into three groups by their health. "
+                       "The team used underwater drones fitted with sonar to tell the coral groups apart.")
+    answer = composer.run(perceive("What did the survey team use to tell the coral groups apart?"), [survey])
+    assert [c.text.split(" [")[0] for c in answer.claims] == [
+        "The team used underwater drones fitted with sonar to tell the coral groups apart.",
+        "In 2019 the survey team sorted the reef corals into three groups by their health."], answer.text
