@@ -489,8 +489,6 @@ def _answer_first(chosen: Sequence[Candidate]) -> list[Candidate]:
     filler = None if scored else next((c for c in stating if c.notes.get("fills_slot")), None)
     lead = filler or (stating[0] if stating else None)
     ordered = reading_order(chosen)
-    if lead is None and ordered and is_question(ordered[0].text):
-        lead = next((c for c in ordered if not is_question(c.text)), None)
     return ordered if lead is None else [lead] + [c for c in ordered if c is not lead]
 
 

@@ -6,6 +6,8 @@ answer, answered with a cited sentence that only shares its topic.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from orchestration.retrieval.scored import ScoredChunk
@@ -255,7 +257,6 @@ def test_the_answer_model_s_refusal_reads_the_rules_on_the_whole_answer(perceive
     whole answer. The model's lead ("founded ...") does not say who acquired WhatsApp, the unit
     quoted beside it does: the answer stands. Read on the lead alone (before), the rules objected
     and the answer was refused."""
-    from dataclasses import replace
     scoring = {"refusal": {"bias": 0.41, "unit_logit": 0.40, "rules_unanswered": -0.40, "threshold": 0.45}}
     lead = Claim(f"{FOUNDED.text} [1]", [1], probability=0.30)
     beside = Claim(f"{ACQUIRED.text} [2]", [2], probability=0.20)
