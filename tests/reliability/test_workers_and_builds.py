@@ -95,23 +95,29 @@ def _builds_served(live, rounds: int = 12) -> set[str]:
     return seen
 
 
-def _build_of_each_worker(live, seconds: float = 30.0) -> dict[int, str]:
-    """{worker pid: build id of KB 'manuals'} for every live worker, read from each one's /readyz.
+def _readyz_of_each_worker(live, seconds: float = 30.0) -> dict[int, dict]:
+    """{worker pid: its /readyz body} for every live worker.
 
     Requests land on whichever worker the kernel wakes, often the same one many times over, so
     this asks until every live worker has answered (a fixed number of requests could see one).
     """
     deadline = time.monotonic() + seconds
-    builds: dict[int, str] = {}
+    bodies: dict[int, dict] = {}
     while True:
         status, _h, body = live.admin("GET", "/readyz")
         assert status == 200, body
-        builds[body["worker"]] = body["checks"]["builds"]["manuals"]["build"]
+        bodies[body["worker"]] = body
         workers = set(live.worker_pids())
-        if workers <= set(builds):
-            return {pid: builds[pid] for pid in workers}
-        assert time.monotonic() < deadline, f"only workers {sorted(builds)} of {sorted(workers)} answered /readyz"
+        if workers <= set(bodies):
+            return {pid: bodies[pid] for pid in workers}
+        assert time.monotonic() < deadline, f"only workers {sorted(bodies)} of {sorted(workers)} answered /readyz"
         time.sleep(0.05)
+
+
+def _build_of_each_worker(live, seconds: float = 30.0) -> dict[int, str]:
+    """{worker pid: build id of KB 'manuals'} for every live worker, read from each one's /readyz."""
+    return {pid: body["checks"]["builds"]["manuals"]["build"]
+            for pid, body in _readyz_of_each_worker(live, seconds).items()}
 
 
 def test_thirty_worker_kills_keep_every_count_and_the_metrics_directory_bounded(served):
@@ -211,21 +217,19 @@ def test_a_kb_ingested_under_a_new_name_is_served_without_a_restart(served, tmp_
     question = {"query": "What is the default retention period of the collector?", "kb": ["collector"],
                 "trace": "none", "max_retries": 0}
 
-    def answered_by_every_worker():
-        replies = [live.request("POST", "/rag", question) for _ in range(4)]
-        return all(status == 200 and body["status"] == "answered" for status, _h, body in replies) and replies[0][2]
+    def served_by_every_worker() -> bool:  # asked of each worker's /readyz: a request may reach either one
+        return all("collector" in body["checks"]["knowledge_bases"] for body in _readyz_of_each_worker(live).values())
 
-    body = _wait(answered_by_every_worker, 60, "both workers to serve the new KB")
-    assert "15 days" in body["answer"] and {c["kb"] for c in body["citations"]} == {"collector"}
-
-    def listed() -> bool:  # each request may reach either worker: every one must list it, in time
-        replies = [live.request("GET", "/kb") for _ in range(4)]
-        return all(status == 200 and "collector" in {kb["name"] for kb in listing["knowledge_bases"]}
-                   for status, _h, listing in replies)
-
-    _wait(listed, 60, "every worker to list the new KB")
-    status, _h, everywhere = live.request("POST", "/rag", {k: v for k, v in question.items() if k != "kb"})
-    assert status == 200 and "collector" in {c["kb"] for c in everywhere["citations"]}, "no kb: every served KB"
+    _wait(served_by_every_worker, 60, "every worker to serve the new KB")
+    everywhere = {k: v for k, v in question.items() if k != "kb"}
+    for _ in range(4):  # whichever worker answers
+        status, _h, body = live.request("POST", "/rag", question)
+        assert status == 200 and body["status"] == "answered", body
+        assert "15 days" in body["answer"] and {c["kb"] for c in body["citations"]} == {"collector"}
+        status, _h, listing = live.request("GET", "/kb")
+        assert status == 200 and "collector" in {kb["name"] for kb in listing["knowledge_bases"]}
+        status, _h, body = live.request("POST", "/rag", everywhere)
+        assert status == 200 and "collector" in {c["kb"] for c in body["citations"]}, "no kb: every served KB"
 
 
 def test_a_file_truncated_under_a_live_build_is_named_by_readyz_refused_by_requests_and_kills_no_worker(
