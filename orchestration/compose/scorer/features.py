@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orchestration.focus import OPEN_SLOTS, Focus, StemIndex, present
+from orchestration.focus import OPEN_SLOTS, Focus, TermMatches
 from orchestration.retrieval.tokenize import tokenize
 from orchestration.textcache import term_set
 
@@ -87,13 +87,12 @@ class EvidenceTerms:
         return self.idf.get(term, self.top)
 
 
-def _share(terms: dict[str, float], tokens: frozenset[str]) -> float:
-    """The weighted share of `terms` present in `tokens` (1.0 when there are no terms)."""
+def _share(terms: dict[str, float], present: set[str]) -> float:
+    """The weighted share of `terms` that are `present` (1.0 when there are no terms)."""
     total = sum(terms.values())
     if total <= 0:
         return 1.0
-    index = StemIndex(tokens)  # built once per token set, not once per term
-    return sum(w for t, w in terms.items() if present(t, tokens, index)) / total
+    return sum(w for t, w in terms.items() if t in present) / total
 
 
 def _pairs(words: Sequence[str]) -> set[tuple[str, str]]:
@@ -114,7 +113,9 @@ def feature_matrix(candidates: Sequence[Candidate], focus: Focus, language: str)
     terms = EvidenceTerms.of(candidates)
     focus_terms = {t: terms.weight(t) for t in (*focus.names, *focus.predicate)}
     names = {t: 1.0 for t in focus.names}
-    in_evidence = _share(focus_terms, frozenset().union(*terms.chunk_terms.values()))
+    vocabulary = frozenset().union(*terms.chunk_terms.values())
+    matches = TermMatches(focus_terms.keys() | names.keys(), vocabulary)
+    in_evidence = _share(focus_terms, matches.present_in(vocabulary))
     question_words = tokenize(focus.question.terms or focus.question.text)
     question_pairs = _pairs(question_words)
     question_set = set(question_words)
@@ -126,9 +127,9 @@ def feature_matrix(candidates: Sequence[Candidate], focus: Focus, language: str)
     for candidate in candidates:
         chunk_terms = terms.chunk_terms[candidate.chunk.chunk_id]
         if candidate.chunk.chunk_id not in per_chunk:
-            index = StemIndex(chunk_terms)
-            lacking = [terms.weight(t) for t in focus_terms if not present(t, chunk_terms, index)]
-            per_chunk[candidate.chunk.chunk_id] = (_share(focus_terms, chunk_terms), _share(names, chunk_terms),
+            in_this_chunk = matches.present_in(chunk_terms)
+            lacking = [terms.weight(t) for t in focus_terms if t not in in_this_chunk]
+            per_chunk[candidate.chunk.chunk_id] = (_share(focus_terms, in_this_chunk), _share(names, in_this_chunk),
                                                    1.0 - (max(lacking) / terms.top if lacking else 0.0))
         in_chunk, names_in_chunk, rarest_missing = per_chunk[candidate.chunk.chunk_id]
         # the unit with what it is read under (its title, headings and list lead-in; the chunk's
@@ -142,12 +143,13 @@ def feature_matrix(candidates: Sequence[Candidate], focus: Focus, language: str)
         row[INDEX["rule_share"]] = candidate.score / best if best > 0 else 0.0
         row[INDEX["rule_top"]] = float(candidate.key == top_key)
         row[INDEX["predicate_in_unit"]] = float(candidate.notes.get("coverage", 0.0))
-        row[INDEX["focus_in_unit"]] = _share(focus_terms, candidate.tokens)
-        row[INDEX["focus_in_context"]] = _share(focus_terms, context)
+        in_unit = matches.present_in(candidate.tokens)
+        row[INDEX["focus_in_unit"]] = _share(focus_terms, in_unit)
+        row[INDEX["focus_in_context"]] = _share(focus_terms, matches.present_in(context))
         row[INDEX["focus_in_chunk"]] = in_chunk
         row[INDEX["focus_in_evidence"]] = in_evidence
         row[INDEX["rarest_missing"]] = rarest_missing
-        row[INDEX["names_in_unit"]] = _share(names, candidate.tokens)
+        row[INDEX["names_in_unit"]] = _share(names, in_unit)
         row[INDEX["names_in_chunk"]] = names_in_chunk
         row[INDEX["pairs_in_unit"]] = len(question_pairs & pairs) / len(question_pairs) if question_pairs else 0.0
         row[INDEX["fills_slot"]] = float(fills)

@@ -2,7 +2,7 @@
 
 import itertools
 
-from orchestration.focus import _related
+from orchestration.focus import TermMatches, _related
 from orchestration.focus import present as _present
 from orchestration.retrieval.same_terms import EQUIVALENT
 from perception.question import question_of as ask
@@ -20,6 +20,18 @@ def test_present_matches_the_token_by_token_rule_on_every_subset():
                 expected = term in have or any(_related(term, t) for t in have) \
                     or not have.isdisjoint(EQUIVALENT.get(term, ()))
                 assert _present(term, have) == expected, (term, tokens)
+
+
+def test_term_matches_agree_with_present_inside_and_outside_their_vocabulary():
+    """The answer model's features ask `TermMatches` (one index over the evidence) where they
+    asked `present` per set: the same answer for every set, its words in the vocabulary or not."""
+    terms = [*TERMS, "writer", "举办地点"]
+    for vocabulary in (frozenset([*TOKENS, "wrote", "author"]), frozenset(TOKENS[::2]) | {"wrote"}):
+        matches = TermMatches(terms, vocabulary)
+        for size in (0, 1, 2, 3):
+            for tokens in itertools.combinations([*TOKENS, "wrote", "author", "written"], size):
+                have = frozenset(tokens)
+                assert matches.present_in(have) == {t for t in terms if _present(t, have)}, (tokens, vocabulary)
 
 
 def test_a_question_verb_finds_the_noun_a_document_answers_with():
