@@ -12,12 +12,18 @@ import functools
 
 from orchestration.retrieval.tokenize import tokenize
 
-SENTENCE_CACHE = 8192   # entries: ~1.5 KB each (the text's term set), ~12 MB per worker at most
+SENTENCE_CACHE = 8192   # entries per cache: ~1.5 KB each (a text's terms), ~12 MB per cache and worker at most
+
+
+@functools.lru_cache(maxsize=SENTENCE_CACHE)
+def term_list(text: str) -> tuple[str, ...]:
+    """The BM25 terms of a text in order (`tokenize`, as a tuple)."""
+    return tuple(tokenize(text))
 
 
 @functools.lru_cache(maxsize=SENTENCE_CACHE)
 def term_set(text: str) -> frozenset[str]:
     """The distinct BM25 terms of a text (`tokenize`, as a set)."""
-    return frozenset(tokenize(text))
+    return frozenset(term_list(text))
 
 

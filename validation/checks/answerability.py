@@ -167,7 +167,7 @@ def rule_problem(focus: Focus, readings: list[ClaimReading], answer: Answer, cit
     answer_tokens = {t for r in readings for t in tokenize(r.text)}
     answer_tokens |= {t for c in cited for t in tokenize(c.title or "")}
     answer_tokens |= _said_by_date(focus, cited, perception.constraints.time)
-    context = {t for c in cited for t in tokenize(c.text)}
+    context = {t for c in cited for t in term_set(c.text)}
     coverage = focus.coverage(answer_tokens, context)
     # a short yes/no or definition question (few terms, few words) needs all its terms; a longer
     # one half, but never more than MAX_NEEDED_TERMS: a multi-part question is answered part by

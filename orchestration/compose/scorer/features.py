@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from orchestration.focus import OPEN_SLOTS, Focus, TermMatches
 from orchestration.retrieval.tokenize import tokenize
-from orchestration.textcache import term_set
+from orchestration.textcache import term_list, term_set
 
 from ..sentences import Candidate
 
@@ -135,7 +135,7 @@ def feature_matrix(candidates: Sequence[Candidate], focus: Focus, language: str)
         # the unit with what it is read under (its title, headings and list lead-in; the chunk's
         # section too, for a unit of an older build, which has no path)
         context = candidate.context_tokens | term_set(str(candidate.chunk.metadata.get("section") or ""))
-        words = tokenize(candidate.text)
+        words = term_list(candidate.text)
         pairs = _pairs(words)
         fills = bool(candidate.notes.get("fills_slot"))
         unit_terms = set(words)
