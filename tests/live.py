@@ -100,6 +100,24 @@ class Live:
 
         return sorted(child.pid for child in psutil.Process(self.process.pid).children())
 
+    def readyz_of_each_worker(self, seconds: float = 30.0) -> dict[int, dict]:
+        """{worker pid: its /readyz body} for every live worker.
+
+        Requests land on whichever worker the kernel wakes, often the same one many times over, so
+        this asks until every live worker has answered (a fixed number of requests could see one).
+        """
+        deadline = time.monotonic() + seconds
+        bodies: dict[int, dict] = {}
+        while True:
+            status, _h, body = self.admin("GET", "/readyz")
+            assert status == 200, body
+            bodies[body["worker"]] = body
+            workers = set(self.worker_pids())
+            if workers <= set(bodies):
+                return {pid: bodies[pid] for pid in workers}
+            assert time.monotonic() < deadline, f"only workers {sorted(bodies)} of {sorted(workers)} answered /readyz"
+            time.sleep(0.05)
+
     def wait_ready(self, seconds: float = 120.0) -> None:
         """Block until /readyz answers 200 (fails the test with the log tail otherwise)."""
         import pytest

@@ -49,6 +49,15 @@ def _replace_a_worker(live) -> None:
         time.sleep(0.2)
 
 
+def _wait_every_worker_on(live, version: str, seconds: float = 20) -> None:
+    """Wait until every live worker serves router config `version`, asked of each one's /readyz
+    (a run of requests may all reach one worker)."""
+    deadline = time.monotonic() + seconds
+    while {body["checks"]["router"]["version"] for body in live.readyz_of_each_worker().values()} != {version}:
+        assert time.monotonic() < deadline, f"workers did not converge on {version}"
+        time.sleep(0.3)
+
+
 def _versions(live, n: int = 10) -> set[str]:
     out = set()
     for _ in range(n):
@@ -64,10 +73,7 @@ def router_text(secured):
     original = secured.live.router.read_text()
     yield original
     secured.live.admin("PUT", "/admin/router", original, {"Content-Type": "text/yaml"})
-    deadline = time.monotonic() + 20
-    while _versions(secured.live, 4) != {_version(original)}:
-        assert time.monotonic() < deadline
-        time.sleep(0.5)
+    _wait_every_worker_on(secured.live, _version(original))
 
 
 @pytest.mark.parametrize("bad", [DEEP_RULE, PARSEABLE_DEEP], ids=["too deep to parse", "too deep to validate"])
@@ -97,10 +103,7 @@ def test_respawned_workers_serve_the_last_good_put_not_the_boot_config(secured, 
     v2 = yaml.safe_dump(data, sort_keys=False)
     status, _h, result = live.admin("PUT", "/admin/router", v2, {"Content-Type": "text/yaml"})
     assert status == 200, result
-    deadline = time.monotonic() + 15
-    while _versions(live, 6) != {_version(v2)}:
-        assert time.monotonic() < deadline, "workers did not converge on v2"
-        time.sleep(0.3)
+    _wait_every_worker_on(live, _version(v2), 15)
     write_atomically(live.router, "rules: [this is not a router config\n")
     time.sleep(2.5)  # every worker's watcher sees and refuses it
     for _ in range(3):

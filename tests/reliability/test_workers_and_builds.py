@@ -95,29 +95,10 @@ def _builds_served(live, rounds: int = 12) -> set[str]:
     return seen
 
 
-def _readyz_of_each_worker(live, seconds: float = 30.0) -> dict[int, dict]:
-    """{worker pid: its /readyz body} for every live worker.
-
-    Requests land on whichever worker the kernel wakes, often the same one many times over, so
-    this asks until every live worker has answered (a fixed number of requests could see one).
-    """
-    deadline = time.monotonic() + seconds
-    bodies: dict[int, dict] = {}
-    while True:
-        status, _h, body = live.admin("GET", "/readyz")
-        assert status == 200, body
-        bodies[body["worker"]] = body
-        workers = set(live.worker_pids())
-        if workers <= set(bodies):
-            return {pid: bodies[pid] for pid in workers}
-        assert time.monotonic() < deadline, f"only workers {sorted(bodies)} of {sorted(workers)} answered /readyz"
-        time.sleep(0.05)
-
-
 def _build_of_each_worker(live, seconds: float = 30.0) -> dict[int, str]:
     """{worker pid: build id of KB 'manuals'} for every live worker, read from each one's /readyz."""
     return {pid: body["checks"]["builds"]["manuals"]["build"]
-            for pid, body in _readyz_of_each_worker(live, seconds).items()}
+            for pid, body in live.readyz_of_each_worker(seconds).items()}
 
 
 def test_thirty_worker_kills_keep_every_count_and_the_metrics_directory_bounded(served):
@@ -218,7 +199,7 @@ def test_a_kb_ingested_under_a_new_name_is_served_without_a_restart(served, tmp_
                 "trace": "none", "max_retries": 0}
 
     def served_by_every_worker() -> bool:  # asked of each worker's /readyz: a request may reach either one
-        return all("collector" in body["checks"]["knowledge_bases"] for body in _readyz_of_each_worker(live).values())
+        return all("collector" in body["checks"]["knowledge_bases"] for body in live.readyz_of_each_worker().values())
 
     _wait(served_by_every_worker, 60, "every worker to serve the new KB")
     everywhere = {k: v for k, v in question.items() if k != "kb"}
