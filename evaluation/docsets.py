@@ -1,6 +1,6 @@
 """`sightline eval docs`: the real-documentation dev set, asked through the whole loop and scored.
 
-Two documentation sets of different kinds, a modest subset of each kept in the repository in its
+Three documentation sets of different kinds, a modest subset of each kept in the repository in its
 original format (evaluation/data/docsets/<set>/pages/, with SOURCE.md naming repository, commit,
 path and licence):
 
@@ -8,8 +8,11 @@ path and licence):
            command-line tool, Hugo front matter and shortcodes included.
   restic   the restic manual (restic/restic doc/, BSD-2-Clause): 20 reStructuredText pages of a
            backup program, written for Sphinx (directives, roles, grid tables).
+  httpx    HTTPX's user documentation (encode/httpx docs/, BSD-3-Clause): 20 MkDocs Markdown pages of
+           a Python HTTP client library (admonitions, mkautodoc directives, inline HTML), the
+           pages of docs/advanced/ kept flat as advanced-<page>.md.
 
-Each set is its own eval knowledge base (`docs_poetry`, `docs_restic` in
+Each set is its own eval knowledge base (`docs_poetry`, `docs_restic`, `docs_httpx` in
 config/eval_knowledge_bases.yaml), built by the normal ingest from the pages folder exactly as
 `sightline ingest` reads it (cached by checksum under var/eval/). Every question of
 evaluation/data/docsets_questions.jsonl is one run of `AnswerLoop.run` (the code path of
@@ -54,14 +57,15 @@ from .metrics import status_counts
 HERE = Path(__file__).resolve().parent
 DOCSETS = HERE / "data" / "docsets"
 QUESTIONS = HERE / "data" / "docsets_questions.jsonl"
-SETS = ("poetry", "restic")
-KB_OF = {"poetry": "docs_poetry", "restic": "docs_restic"}
+SETS = ("poetry", "restic", "httpx")
+KB_OF = {"poetry": "docs_poetry", "restic": "docs_restic", "httpx": "docs_httpx"}
 KINDS = ("number", "duration", "date", "definition", "yes_no", "procedure", "command", "list", "fact", "who")
 REFUSED = "insufficient"
 METRICS = ("asked_fact", "false_refusal", "unanswerable_refused")
 STAGES = ("perceive", "route", "retrieve", "compose", "validate", "total")
-# The newer of the two snapshots (restic a80be14, 2026-08-01; Poetry f467023, 2026-06-21): the
-# pages carry no dates, so `now` only has to sit after them.
+# The newest of the three snapshots (restic a80be14, 2026-08-01; Poetry f467023, 2026-06-21;
+# HTTPX ae1b9f6, 2025-12-10): the pages carry no dates (but the 2024 timestamps of an example log
+# on HTTPX's logging page), so `now` only has to sit after them.
 DOCS_NOW = dt.date(2026, 8, 1)
 MODE = "loop"
 ANSWER_CHARS = 300
@@ -247,7 +251,7 @@ def run_docs_set(kb_config: KBConfig, queries: Path | None = None, limit: int | 
 
 def run_docs_eval(data_dir: Path | None = None, queries: Path | None = None, limit: int | None = None,
                   out_dir: Path | None = None, progress: bool = True) -> dict[str, Any]:
-    """`sightline eval docs`: build both KBs, ask every question, score; print the table when
+    """`sightline eval docs`: build every set's KB, ask every question, score; print the table when
     `progress`, merge the result into out_dir/report.json and report.md when given."""
     from .datasets import DEFAULT_DATA
     from .report import commit_state
