@@ -26,13 +26,11 @@ from .formats import FormatError, Parsed
 from .formats.frontmatter import split_front_matter, unpublished_reason
 from .formats.headers import split_header
 from .formats.html import parse_html
-from .formats.markdown import clean_markdown
+from .formats.markdown import parse_markdown
 from .formats.markup import CleanText
 from .formats.pdf import parse_pdf
 from .formats.rst import parse_rst
 from .metadata import FieldMap, MetadataError, normalize
-
-_HEADING = re.compile(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", re.M)
 
 
 @dataclass
@@ -151,10 +149,10 @@ def read_markdown(path: Path, default_id: str, fields: FieldMap | None = None) -
     metadata, content = front.fields, front.body
     doc_id = metadata.pop("id", None) or default_id
     title = metadata.pop("title", None)
+    text, heading = parse_markdown(content)
     if title is None:
-        heading = _HEADING.search(content)
-        title = heading.group(1) if heading else _stem_title(path)
-    return _make_document(doc_id, title, clean_markdown(content), metadata, str(path), fields)
+        title = heading or _stem_title(path)
+    return _make_document(doc_id, title, text, metadata, str(path), fields)
 
 
 def _stem_title(path: Path) -> str:

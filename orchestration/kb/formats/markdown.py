@@ -33,6 +33,7 @@ _DROPPED_TAGS = "script|style|iframe|noscript|template|svg|object"
 _DROPPED_HTML = re.compile(rf"<({_DROPPED_TAGS})\b.*?</\1\s*>", re.I | re.S)
 _DROPPED_START = re.compile(rf"<({_DROPPED_TAGS})\b[^>]*(?<!/)>", re.I)
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_HTML_HEADING = re.compile(r"\s*<h([1-6])\b[^>]*>(.*?)</h\1\s*>\s*\Z", re.I | re.S)  # an HTML block of one heading
 _TASK_BOX = re.compile(r"^\[[ xX]\]\s+")  # "- [x] done": the box is layout
 
 _NEW_ITEM, _ITEM, _QUOTE = "new item", "item", "quote"  # what a block sits in
@@ -42,8 +43,22 @@ _ENDS_FIELD = frozenset({"heading_open", "bullet_list_open", "ordered_list_open"
                          "code_block", "blockquote_open"})
 
 
+# Python-Markdown block extensions MkDocs sites write, which CommonMark does not know: an
+# admonition (`!!! note "Title"`, collapsible `??? tip` / `???+ tip`) or a content tab
+# (`=== "pip"`) is a marker line and the block indented four spaces under it; a mkdocstrings
+# or mkautodoc directive (`::: httpx.Client`) is a marker line and its indented options.
+_BLOCK_MARKER = re.compile(r"^(?P<indent> *)(?:(?:!!!|\?\?\?\+?)[ \t]+\w|===[ \t]+\"|(?P<api>:::)[ \t]+[\w.]+\s*$)")
+_FENCE_OPEN = re.compile(r"^ *(`{3,}|~{3,})")
+
+
 def clean_markdown(body: str) -> str:
-    """A Markdown body (front matter already split off) as clean text (see `markup`).
+    """A Markdown body (front matter already split off) as clean text (see `markup`)."""
+    return parse_markdown(body)[0]
+
+
+def parse_markdown(body: str) -> tuple[str, str | None]:
+    """A Markdown body (front matter already split off) as clean text (see `markup`), and the
+    text of its first level-1 heading (None without one; a `#` line in a code block is none).
 
     Headings (ATX and setext) become `#` lines; paragraphs and block-quote paragraphs one line each;
     a list item's first paragraph its `- item` line, its later paragraphs paragraphs (a nested list
@@ -51,10 +66,50 @@ def clean_markdown(body: str) -> str:
     `| a | b |` line a row (no separator row). Rules, link reference definitions, images, HTML
     comments and script/style/iframe/noscript/template/svg/object elements go with their content;
     other HTML loses its tags and keeps its text.
+
+    An admonition or a content tab is read as the page shows it: its body, dedented, in place,
+    without the marker line (its title is the box's label); a mkdocstrings or mkautodoc directive
+    renders a docstring the source does not hold, and goes with its options (`mkdocs_blocks`).
     """
     tags: list[str] = []
-    source = _ONE_LINE_TAG.sub(lambda tag: _hold(tags, tag.group(0), "\ufdd0{}\ufdd1"), body)
-    return _Reader(tags).read(_PARSER.parse(source))
+    source = _ONE_LINE_TAG.sub(lambda tag: _hold(tags, tag.group(0), "\ufdd0{}\ufdd1"), mkdocs_blocks(body))
+    reader = _Reader(tags)
+    return reader.read(_PARSER.parse(source)), reader.title
+
+
+def mkdocs_blocks(source: str) -> str:
+    """`source` with its MkDocs block extensions (`_BLOCK_MARKER`) turned into the CommonMark a
+    reader sees: each admonition's or tab's body dedented by four spaces in place of its marker
+    line, each mkdocstrings directive gone with its options. Nested blocks nest; a marker inside
+    fenced code is code. Blocks end at the first line indented less than their body."""
+    out: list[str] = []
+    blocks: list[tuple[int, bool]] = []  # per open block: its body's indentation, whether it is dropped
+    fence = ""  # the open fence's marker (``` or ~~~, as long as written)
+    for line in source.split("\n"):
+        stripped = line.lstrip(" \t")
+        line = line[:len(line) - len(stripped)].expandtabs(4) + stripped
+        width = len(line) - len(stripped)
+        while stripped and blocks and width < blocks[-1][0]:
+            blocks.pop()
+            fence = ""  # a fence left open in a block ends with it
+        if any(dropped for _indent, dropped in blocks):
+            continue
+        text = line[min(width, 4 * len(blocks)):]
+        if fence:
+            if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]).strip():
+                fence = ""
+            out.append(text)
+            continue
+        marker = _BLOCK_MARKER.match(line)
+        if marker:
+            blocks.append((len(marker.group("indent")) + 4, bool(marker.group("api"))))
+            out.append("")  # the marker ends the paragraph before it
+            continue
+        opened = _FENCE_OPEN.match(text)
+        if opened:
+            fence = opened.group(1)
+        out.append(text)
+    return "\n".join(out)
 
 
 def _one_code_span(token: Token) -> bool:
@@ -90,6 +145,7 @@ class _Reader:
         self.rows: list[list[str]] | None = None  # the table being read
         self.dropping: str | None = None  # a dropped HTML element left open by an earlier block
         self.section = NamedSection(self.out)  # a heading of one code span documents that name
+        self.title: str | None = None  # the first level-1 heading's text
 
     def read(self, tokens: Sequence[Token]) -> str:
         """The clean text of a document's tokens."""
@@ -181,6 +237,8 @@ class _Reader:
         if self.rows is not None:
             self.rows[-1].append(text)
         elif self.heading:
+            if self.heading == 1 and self.title is None and text.strip():
+                self.title = text.strip()
             self.out.heading(text, self.heading)
             self.section.open(text.strip() if _one_code_span(token) else None)
         elif self.containers and self.containers[-1] == _NEW_ITEM:
@@ -200,6 +258,13 @@ class _Reader:
         self.out.code(self.as_written(token.content))
 
     def _on_html_block(self, token: Token) -> None:
+        heading = _HTML_HEADING.match(_HTML_COMMENT.sub("", token.content))
+        if heading:  # a page's `<h1 align="center">Name</h1>` is its title, not a paragraph
+            level, text = int(heading.group(1)), unescape(ANY_TAG.sub("", heading.group(2))).strip()
+            if level == 1 and self.title is None and text:
+                self.title = text
+            self.out.heading(text, level)
+            return
         self._html(token.content)
 
     def _html(self, html: str) -> None:

@@ -127,3 +127,56 @@ def test_an_svg_holding_a_blank_line_goes_whole_and_block_quotes_are_paragraphs(
 > - even the root key
 """
     assert clean_markdown(page) == "Note: keys rotate every 90 days.\n\n- even the root key"
+
+
+def test_mkdocs_admonitions_and_tabs_are_read_as_their_body_and_api_directives_go():
+    """httpx's MkDocs pages: `!!! tip "Gotcha"` opened a quotable unit ("!!! tip "Gotcha" In most
+    cases, the proxy URL ..."), an admonition's second paragraph was read as a code block, and
+    `::: httpx.Client` with its `:docstring:` / `:members:` options was quoted as prose."""
+    page = """\
+## Proxies
+
+!!! tip "Gotcha"
+    In most cases, the proxy URL should use the `http://` scheme.
+
+    For more information, see [FORWARD vs TUNNEL](#forward-vs-tunnel).
+
+- Use a client:
+
+    ??? note
+        A client pools connections.
+
+=== "pip"
+    Install with pip.
+
+::: httpx.Client
+    :docstring:
+    :members: headers cookies
+
+```shell
+!!! note stays code inside a fence
+```
+Done.
+"""
+    assert clean_markdown(page) == "\n\n".join([
+        "## Proxies",
+        "In most cases, the proxy URL should use the http:// scheme.",
+        "For more information, see FORWARD vs TUNNEL.",
+        "- Use a client:",
+        "A client pools connections.",
+        "Install with pip.",
+        "```shell\n!!! note stays code inside a fence\n```",
+        "Done.",
+    ])
+
+
+def test_the_title_is_the_first_level_one_heading_never_a_comment_in_code():
+    """httpx's index.md: its title is an HTML `<h1>`, and a shell block's `# The command line
+    client is an optional dependency.` became the page's title."""
+    from orchestration.kb.formats.markdown import parse_markdown
+
+    page = '<h1 align="center">\nHTTPX\n</h1>\n\n```shell\n# The client is optional.\n$ pip install x\n```\n'
+    text, title = parse_markdown(page)
+    assert title == "HTTPX" and text.startswith("# HTTPX\n\n```shell")
+    assert parse_markdown("```\n# not a title\n```\n\nSetext title\n===\n")[1] == "Setext title"
+    assert parse_markdown("## Only a section\n\nText.\n")[1] is None
