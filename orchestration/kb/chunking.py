@@ -26,7 +26,7 @@ from .units import VERSION_NOTE as VERSION_NOTE_UNIT
 # Sentence ends: ., !, ? (followed by space and a capital, digit, quote or bracket) and the
 # Chinese full stops, which need no following space.
 _SENTENCE_END = re.compile(
-    r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(\[\u4e00-\u9fff])"
+    r"(?<=[.!?])(?P<closers>[\"')\]]*)\s+(?=[A-Z0-9\"'(\[\u4e00-\u9fff])"
     r"|(?<=[。！？；])\s*"
 )
 # ... and a name's initial ("Eric V. Smith", "Nathaniel J. Smith"): one capital after a word.
@@ -68,21 +68,31 @@ def text_size(text: str) -> float:
     return len(NON_HAN_WORD.findall(text)) + len(HAN.findall(text)) / 2
 
 
+# A short parenthetical standing alone after a sentence ("... or None for no limits. (Default
+# 100)") is that sentence's aside: read apart, the sentence lost its default and "(Default 100)"
+# said nothing of what it was the default of.
+_ASIDE = re.compile(r"^[(（][^()（）]*[)）][.。]?$")
+MAX_ASIDE_SIZE = 8  # words
+
+
 def split_sentences(text: str) -> list[str]:
-    """Sentences of a paragraph, in order, stripped; abbreviations do not end a sentence."""
-    pieces: list[str] = []
+    """Sentences of a paragraph, in order, stripped; abbreviations do not end a sentence, and a
+    short parenthetical after a sentence stays with it (`_ASIDE`)."""
+    spans: list[tuple[int, int]] = []  # each sentence's [start, end) in `text`
     start = 0
-    for match in _SENTENCE_END.finditer(text):
-        candidate = text[start:match.start()].strip()
-        if _ABBREVIATIONS.search(candidate):
+    # a sentence keeps the quotes and brackets it closes ('He said "stop."', "(See the FAQ.)")
+    ends = [(m.start() + len(m.group("closers") or ""), m.end()) for m in _SENTENCE_END.finditer(text)]
+    for end, next_start in ends + [(len(text), len(text))]:
+        candidate = text[start:end].strip()
+        if end < len(text) and _ABBREVIATIONS.search(candidate):
             continue
         if candidate:
-            pieces.append(candidate)
-        start = match.end()
-    tail = text[start:].strip()
-    if tail:
-        pieces.append(tail)
-    return pieces
+            if spans and _ASIDE.match(candidate) and text_size(candidate) <= MAX_ASIDE_SIZE:
+                spans[-1] = (spans[-1][0], end)
+            else:
+                spans.append((start, end))
+        start = next_start
+    return [text[a:b].strip() for a, b in spans]
 
 
 @dataclass

@@ -45,6 +45,20 @@ def test_a_middle_initial_does_not_end_a_sentence():
         "It was signed by J. R. Smith.", "Then it shipped."]
 
 
+def test_a_short_parenthetical_after_a_sentence_stays_with_it_and_closing_marks_stay_too():
+    """httpx's resource limits: "max_connections, maximum number of allowable connections, or None
+    for no limits. (Default 100)" was two units, the second saying nothing of what it was the default
+    of; a sentence's closing quote or bracket was cut off ('He said "stop.')."""
+    assert split_sentences("max_connections, maximum number of allowable connections, or None for no limits. "
+                           "(Default 100)") == [
+        "max_connections, maximum number of allowable connections, or None for no limits. (Default 100)"]
+    assert split_sentences('It works. (See the FAQ.) He said "stop." Then it stopped.') == [
+        "It works. (See the FAQ.)", 'He said "stop."', "Then it stopped."]
+    long_aside = "(This is an aside of many words that is a sentence in its own right.)"
+    assert split_sentences(f"It works. {long_aside} Then it stopped.") == ["It works.", long_aside, "Then it stopped."]
+    assert split_sentences("(Default 100). It works.") == ["(Default 100).", "It works."]  # nothing before it
+
+
 def test_chinese_sentences_split_on_full_stops_and_count_half_a_word_per_character():
     text = "液压系统压力测试已完成。结论为合格！下一步归档。"
     assert split_sentences(text) == ["液压系统压力测试已完成。", "结论为合格！", "下一步归档。"]
