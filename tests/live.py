@@ -118,6 +118,17 @@ class Live:
             assert time.monotonic() < deadline, f"only workers {sorted(bodies)} of {sorted(workers)} answered /readyz"
             time.sleep(0.05)
 
+    def wait_every_worker(self, agrees, what: str, seconds: float = 20.0) -> dict[int, dict]:
+        """Wait until `agrees(body)` holds for the /readyz body of every live worker (each asked
+        through `readyz_of_each_worker`); those bodies. Fails the test, naming `what`, after `seconds`."""
+        deadline = time.monotonic() + seconds
+        while True:
+            bodies = self.readyz_of_each_worker()
+            if all(agrees(body) for body in bodies.values()):
+                return bodies
+            assert time.monotonic() < deadline, f"timed out waiting for every worker: {what}"
+            time.sleep(0.3)
+
     def wait_ready(self, seconds: float = 120.0) -> None:
         """Block until /readyz answers 200 (fails the test with the log tail otherwise)."""
         import pytest

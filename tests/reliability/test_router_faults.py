@@ -50,12 +50,9 @@ def _replace_a_worker(live) -> None:
 
 
 def _wait_every_worker_on(live, version: str, seconds: float = 20) -> None:
-    """Wait until every live worker serves router config `version`, asked of each one's /readyz
-    (a run of requests may all reach one worker)."""
-    deadline = time.monotonic() + seconds
-    while {body["checks"]["router"]["version"] for body in live.readyz_of_each_worker().values()} != {version}:
-        assert time.monotonic() < deadline, f"workers did not converge on {version}"
-        time.sleep(0.3)
+    """Wait until every live worker serves router config `version` (a run of requests may all reach one)."""
+    live.wait_every_worker(lambda body: body["checks"]["router"]["version"] == version, f"router config {version}",
+                           seconds)
 
 
 def _versions(live, n: int = 10) -> set[str]:

@@ -198,10 +198,7 @@ def test_a_kb_ingested_under_a_new_name_is_served_without_a_restart(served, tmp_
     question = {"query": "What is the default retention period of the collector?", "kb": ["collector"],
                 "trace": "none", "max_retries": 0}
 
-    def served_by_every_worker() -> bool:  # asked of each worker's /readyz: a request may reach either one
-        return all("collector" in body["checks"]["knowledge_bases"] for body in live.readyz_of_each_worker().values())
-
-    _wait(served_by_every_worker, 60, "every worker to serve the new KB")
+    live.wait_every_worker(lambda body: "collector" in body["checks"]["knowledge_bases"], "the new KB served", 60)
     everywhere = {k: v for k, v in question.items() if k != "kb"}
     for _ in range(4):  # whichever worker answers
         status, _h, body = live.request("POST", "/rag", question)

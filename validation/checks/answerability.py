@@ -116,7 +116,7 @@ def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChun
     if not cited:
         return None
     text = tx.strip_markers(claim.text)
-    tokens = set(tokenize(text)) | {t for chunk in cited for t in tokenize(chunk.title or "")}
+    tokens = set(tokenize(text)) | {t for chunk in cited for t in term_set(chunk.title or "")}
     tokens |= _said_by_date(focus, cited, window)
     published = any(chunk.metadata.get("published_at") for chunk in cited)
     context = {t for chunk in cited for t in term_set(chunk.text)}
@@ -165,7 +165,7 @@ def rule_problem(focus: Focus, readings: list[ClaimReading], answer: Answer, cit
     """Conditions 2 and 3 (term coverage, the slot filled by a sentence on the question's topic):
     what the rules find missing, or None."""
     answer_tokens = {t for r in readings for t in tokenize(r.text)}
-    answer_tokens |= {t for c in cited for t in tokenize(c.title or "")}
+    answer_tokens |= {t for c in cited for t in term_set(c.title or "")}
     answer_tokens |= _said_by_date(focus, cited, perception.constraints.time)
     context = {t for c in cited for t in term_set(c.text)}
     coverage = focus.coverage(answer_tokens, context)
