@@ -54,7 +54,10 @@ def _error_response(description: str) -> dict:
 def _schemas(limits: RequestLimits) -> dict[str, Any]:
     # null is accepted wherever the server treats it as "not given" (every optional field but trace)
     strings = {"oneOf": [STR, _arr(STR), NULL]}
-    filters = _obj({"time_start": {**NSTR, "format": "date"}, "time_end": {**NSTR, "format": "date"},
+    filters = _obj({"time_start": {**NSTR, "format": "date", "description": "First day of the window on the "
+                                   "document date (inclusive)."},
+                    "time_end": {**NSTR, "format": "date", "description": "Last day of the window (inclusive); on "
+                                 "or after time_start, else 400 naming filters.time_end."},
                     "status": strings, "doc_type": strings, "source": strings, "exclude_status": strings,
                     "keep_undated": BOOL}, required=[], extra=False,
                    description="Filters applied inside retrieval on top of the router's.")

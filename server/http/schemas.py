@@ -122,7 +122,22 @@ def _date(value: Any, field: str) -> dt.date:
     return parse_iso_date(value, field)
 
 
+def _check_window(start: str | None, end: str | None) -> None:
+    """Refuse a time window that ends before it starts (ISO dates, compared as dates).
+
+    Both ends are inclusive, so a window of one day (start == end) is a window; one that ends
+    earlier selects nothing and is a mistake in the request (usually swapped ends), not a
+    question to answer "insufficient".
+    """
+    if start is not None and end is not None and end < start:
+        raise RequestError(f"'filters.time_end' ({end}) is before time_start ({start}), so the window "
+                           f"holds no date; send a time_end on or after time_start (both are inclusive; swap "
+                           f"them, or leave one out for an open window)", field="filters.time_end")
+
+
 def _filters(value: Any) -> dict[str, Any] | None:
+    """The request's filters, checked: known keys, ISO dates (stored as YYYY-MM-DD), an ordered
+    time window, strings or lists of strings, keep_undated a boolean; RequestError names the field."""
     if value is None:
         return None
     if not isinstance(value, dict):
@@ -135,6 +150,7 @@ def _filters(value: Any) -> dict[str, Any] | None:
     for key in ("time_start", "time_end"):
         if value.get(key) is not None:
             value[key] = _date(value[key], f"filters.{key}").isoformat()
+    _check_window(value.get("time_start"), value.get("time_end"))
     for key in ("status", "doc_type", "source", "exclude_status"):
         item = value.get(key)
         if item is None or isinstance(item, str):

@@ -26,6 +26,8 @@ def _error(response, status):
     (b'{"query": "x", "now": "July"}', "now", "ISO date"),
     (b'{"query": "x", "trace": "loud"}', "trace", "none, summary, full"),
     (b'{"query": "x", "filters": {"colour": "red"}}', "filters.colour", "allowed"),
+    (b'{"query": "x", "filters": {"time_start": "2025-06-30", "time_end": "2025-01-01"}}', "filters.time_end",
+     "on or after"),
     (b'{"question": "x"}', "question", "unknown field"),
     (b'{"query": "   "}', "query", "empty"),
 ])
