@@ -11,10 +11,13 @@ insignificant company ..."). Only specific words count: a word general English u
 A word is unwritten when its token (`orchestration.retrieval.tokenize`) is not in the keyword
 index of any knowledge base the plan searches, nor a related form (`orchestration.focus.present`:
 same stem, "Saharan" ~ "Sahara", a listed synonym), nor a misspelling of one ("goovernment").
-The whole index is read, every document whatever the caller may see: a word absent from the
-whole KB is absent from what the caller sees, and a word only a hidden document writes is not
-reported (its absence would be a lie, its presence would leak). English questions only: Chinese
-words have no frequency table here yet.
+Only the documents the caller may read count (`KnowledgeBase.keyword_index(groups)`): the reply
+must be the one the caller would get if the documents it may not see did not exist. Reading
+the whole index instead made the refusal an oracle: "Is <name> on the restructuring list?"
+was refused as "no document writes it" for an invented name and otherwise for a name only a
+restricted list writes, so an outsider could read the list one guess at a time. The refusal
+therefore says what the caller's documents write, never what all documents write. English
+questions only: Chinese words have no frequency table here yet.
 
 Measured on the SQuAD dev articles (the choosing split) and reported on the documentation dev set:
 docs/EVALUATION.md "Twelfth session".
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 from core.reading.frequency import zipf
 from orchestration.focus import Focus, StemIndex, present
 from orchestration.retrieval.bm25 import BM25Index
+from orchestration.retrieval.bm25_visible import VisibleBM25
 from orchestration.retrieval.tokenize import tokenize
 
 # A word rarer than this in general English (Zipf) is specific: "cipher" 3.1, "expires" 3.5,
@@ -88,18 +92,19 @@ def _unaccented(token: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFKD", token) if not unicodedata.combining(ch))
 
 
-_VOCABULARIES: weakref.WeakKeyDictionary[BM25Index, Vocabulary] = weakref.WeakKeyDictionary()
+_VOCABULARIES: weakref.WeakKeyDictionary[BM25Index | VisibleBM25, Vocabulary] = weakref.WeakKeyDictionary()
 _BUILDING = threading.Lock()
 
 
-def vocabulary_of(index: BM25Index) -> Vocabulary:
-    """The vocabulary of a keyword index, built once per index object (its stem lookup too): a
-    rebuilt KB brings a new index object, so the vocabulary follows it, and the old one goes with
-    its index (held weakly: a cache must not keep a replaced index's memory maps open)."""
+def vocabulary_of(index: BM25Index | VisibleBM25) -> Vocabulary:
+    """The vocabulary of a keyword index, or of the rows of it one caller sees, built once per
+    index or view object (its stem lookup too): a rebuilt KB brings a new index object, so the
+    vocabulary follows it, and the old one goes with its index (held weakly: a cache must not
+    keep a replaced index's memory maps open)."""
     with _BUILDING:
         vocabulary = _VOCABULARIES.get(index)
         if vocabulary is None:
-            vocabulary = Vocabulary.of(index.vocab)
+            vocabulary = Vocabulary.of(index.written_tokens())
             vocabulary.stems.starting("")  # builds the lookup now, not on a request
             _VOCABULARIES[index] = vocabulary
         return vocabulary

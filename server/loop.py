@@ -183,8 +183,9 @@ class AnswerLoop:
         if eager:
             self.executor.warm_up()
             for kb in self.retriever.knowledge_bases.values():  # opened by the executor's warm-up
-                if kb.bm25 is not None:
-                    vocabulary_of(kb.bm25)  # before the fork: every worker shares it
+                if kb.bm25 is not None:  # before the fork, so every worker shares them: what an
+                    vocabulary_of(kb.keyword_index(None))  # unrestricted caller and
+                    vocabulary_of(kb.keyword_index(()))    # an anonymous one may read
             for warm in {id(c): c for c in (self.composer, *self.composers.values())}.values():
                 warm.warm_up()
             self.validator.warm_up()
@@ -254,7 +255,7 @@ class AnswerLoop:
                 break
             with trace.stage("retrieve"):
                 evidence = self.executor.run(plan, trace, now, acl_groups=request.acl_groups)
-                unwritten = self._unwritten(perception, plan, trace, number)
+                unwritten = self._unwritten(perception, plan, trace, number, request.acl_groups)
             repeated = _same_evidence(plan, evidence, attempts) if deterministic else None
             if repeated is not None:
                 _trace_repeat(trace, number, repeated, "evidence")
@@ -305,20 +306,21 @@ class AnswerLoop:
             return limit
         return request.max_retries
 
-    def _unwritten(self, perception, plan: Plan, trace: Trace, attempt: int) -> list[str]:
-        """The question's specific words that no knowledge base of the plan writes
-        (orchestration/unwritten.py), recorded as the `vocabulary` operation; [] when a KB of the
-        plan has no keyword index to read."""
+    def _unwritten(self, perception, plan: Plan, trace: Trace, attempt: int,
+                   acl_groups: Sequence[str] | None) -> list[str]:
+        """The question's specific words that no document of the plan's knowledge bases the caller
+        may read writes (orchestration/unwritten.py), recorded as the `vocabulary` operation; []
+        when a KB of the plan has no keyword index to read."""
         names = sorted({task.kb for task in plan.tasks})
-        indexes = [self.retriever.kb(name).bm25 for name in names]
-        if not names or None in indexes:
+        kbs = [self.retriever.kb(name) for name in names]
+        if not names or any(kb.bm25 is None for kb in kbs):
             return []
         with trace.operation("vocabulary", attempt=attempt, kbs=names, specific_below_zipf=SPECIFIC_BELOW) as op:
             specific = specific_words(Focus.of(perception))
-            missing = unwritten_words(specific, [vocabulary_of(index) for index in indexes if index is not None])
+            missing = unwritten_words(specific, [vocabulary_of(kb.keyword_index(acl_groups)) for kb in kbs])
             op.input_count, op.output_count = len(specific), len(missing)
             op.kept = [word for word in specific.values() if word not in missing]
-            op.rejected = {word: "no knowledge base searched writes it" for word in missing}
+            op.rejected = {word: "no document searched that the caller may read writes it" for word in missing}
         return missing
 
     def _validate(self, perception, answer, evidence, now, trace: Trace, attempt: int,

@@ -21,6 +21,7 @@ from core.yamlconfig import parse_yaml
 from orchestration import paths
 from orchestration.compose.llm.settings import LLMSettings, url_problem
 
+from .forwarded import DEFAULT_TRUSTED_PROXIES, parse_network
 from .http.schemas import RequestLimits
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -37,6 +38,7 @@ ENV = {
     "SIGHTLINE_USE_NER": "use_ner",
     "SIGHTLINE_ANONYMOUS": "anonymous",
     "SIGHTLINE_TRUSTED_PROXY_HOPS": "trusted_proxy_hops",
+    "SIGHTLINE_TRUSTED_PROXIES": "trusted_proxies",
     "SIGHTLINE_ADMIN_FREE_FAILURES": "admin_free_failures",
 }
 # environment variable -> key of the `llm:` section (the default profile's LLM backend)
@@ -96,6 +98,10 @@ class ServiceSettings:
             the socket's address is the client's). Set 1 behind the shipped HAProxy config, so
             per-address limits (failed admin attempts) see clients, not the proxy; never more
             than the proxies really there, or a client can pick its own address.
+        trusted_proxies: addresses or networks (CIDR) of those proxies. The header is read only
+            from a request whose socket peer is one of them (server/forwarded.py); any other
+            caller is its socket address, whatever it sends. Default loopback (127.0.0.1, ::1):
+            the shipped proxy runs on the service's host.
         admin_free_failures: failed admin attempts in a row an address may make before it is
             locked out (1 s, doubling, up to 300 s; server/auth_throttle.py).
         llm: the default profile's LLM backend (`llm:` in service.yaml, SIGHTLINE_LLM_* in the
@@ -120,6 +126,7 @@ class ServiceSettings:
     unrestricted_access: bool = False
     gateway: dict | None = None
     trusted_proxy_hops: int = 0
+    trusted_proxies: tuple[str, ...] = DEFAULT_TRUSTED_PROXIES
     admin_free_failures: int = 5
     llm: LLMSettings | None = None
     source: str | None = None
@@ -201,6 +208,24 @@ def _gateway(where: Where, value: Any) -> dict | None:
     return headers
 
 
+def _networks(where: Where, value: Any) -> tuple[str, ...]:
+    """Proxy addresses or CIDR networks: a list, or a comma-separated string (the environment's
+    form); at least one, each as ipaddress writes it."""
+    items = [item.strip() for item in value.split(",")] if isinstance(value, str) else value
+    if not isinstance(items, list) or not items:
+        raise where.fail("must list at least one proxy address or network, e.g. [127.0.0.1, ::1] or "
+                         f"[10.0.0.0/8] (environment: comma-separated); got {value!r}. With no proxy in front "
+                         "set trusted_proxy_hops: 0 instead")
+    networks = []
+    for item in check.strings(where, items, "proxy address"):
+        try:
+            network = parse_network(item)
+        except ValueError as exc:
+            raise where.fail(str(exc)) from None
+        networks.append(str(network.network_address) if network.num_addresses == 1 else str(network))
+    return tuple(dict.fromkeys(networks))
+
+
 def _limits(where: Where, value: Any) -> RequestLimits:
     data = check.mapping(where, value, _LIMIT_KEYS)
     return RequestLimits(**{key: check.integer(where.at(key), item, minimum=0 if key == "max_retries" else 1)
@@ -230,6 +255,7 @@ _READ: dict[str, tuple[Callable[[Where, Any], Any], type]] = {
     "unrestricted_access": (check.boolean, bool),
     "gateway": (_gateway, dict),
     "trusted_proxy_hops": (_integer(0, 5), int),
+    "trusted_proxies": (lambda where, value: _networks(where, value), str),
     "admin_free_failures": (_integer(1, 1_000_000), int),
 }
 

@@ -160,6 +160,39 @@ class Live:
             self.process.wait()
 
 
+HAPROXY_INSTALL = "apt-get install haproxy"
+
+
+def haproxy_missing() -> bool:
+    """Whether the haproxy binary is absent (on PATH or in /usr/sbin); tests behind the proxy skip then."""
+    return shutil.which("haproxy", path=os.pathsep.join((os.environ.get("PATH", ""), "/usr/sbin"))) is None
+
+
+def start_proxy(config_dir: Path, upstream_port: int, log: Path, request_timeout: float | None = None):
+    """Start `sightline proxy` (HAProxy, config/haproxy/sightline.cfg) on a free loopback port in
+    front of the service on `upstream_port`; wait until it accepts. (process, port); the caller
+    terminates the process."""
+    port = free_port()
+    env = dict(os.environ, SIGHTLINE_CONFIG_DIR=str(config_dir))
+    command = [sys.executable, "-m", "server.cli", "proxy", "--listen", f"127.0.0.1:{port}",
+               "--upstream", f"127.0.0.1:{upstream_port}"]
+    if request_timeout is not None:
+        command += ["--request-timeout", str(request_timeout)]
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, cwd=paths.REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return process, port
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                process.wait()
+                raise RuntimeError(f"sightline proxy did not start:\n{log.read_text()}") from None
+            time.sleep(0.2)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -30,8 +30,9 @@ SLOT_NAMES = {
 TEMPLATES: dict[str, tuple[str, str]] = {
     "unknown_source": ("the question asks about {sources}; no knowledge base holds documents from {it}",
                        "问题问到 {sources}，但没有知识库收录来自{it}的文档"),
-    "unwritten": ("no knowledge base searched ever writes {terms}, which the question asks about",
-                  "所检索的知识库从未写到问题所问的 {terms}"),
+    "unwritten": ("no document you may read in the knowledge bases searched writes {terms}, which the question "
+                  "asks about",
+                  "在所检索的知识库中，你可以查看的文档都没有写到问题所问的 {terms}"),
     "unnamed": ("the cited sources never name {names}, the one thing the question asks about",
                 "引用的来源从未提到 {names}，而问题问的正是它"),
     "undated_period": ("the question asks about {period}; the cited sources are undated and never mention {period}",

@@ -18,7 +18,7 @@ from typing import Any
 from core.errors import IndexUnavailable
 
 MANIFEST = "manifest.json"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the BM25 index stores term frequencies and row lengths (per-caller statistics)
 READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH  # 0444
 
 

@@ -6,15 +6,23 @@ documents) get the floor epsilon x mean IDF. Every (term, document) weight
 idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)) is computed once at build time
 and stored column-wise (one posting list per term), so a query is a sum of a few posting
 lists: no per-document Python work, a few milliseconds at a million chunks.
+
+The raw term frequencies and document lengths are stored beside the weights, so the same
+statistics can be computed over the rows one caller may see (`visible_to`, bm25_visible.py):
+a reply must not depend on documents its caller may not read (docs/SECURITY.md).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,7 +31,11 @@ from core.errors import IndexUnavailable
 from .arrays import load_mapped
 from .topk import top_k
 
-_FILES = ("indptr.npy", "indices.npy", "data.npy")
+if TYPE_CHECKING:
+    from .bm25_visible import VisibleBM25
+
+_FILES = ("indptr.npy", "indices.npy", "data.npy", "tf.npy", "doc_len.npy")
+VIEWS_KEPT = 16  # per index: the statistics of this many distinct visible-row sets
 
 
 @dataclass(frozen=True)
@@ -42,14 +54,19 @@ class BM25Index:
     """
 
     def __init__(self, vocab: dict[str, int], indptr: np.ndarray, indices: np.ndarray,
-                 data: np.ndarray, n_docs: int, params: BM25Params, stats: dict) -> None:
+                 data: np.ndarray, n_docs: int, params: BM25Params, stats: dict,
+                 tf: np.ndarray, doc_len: np.ndarray) -> None:
         self.vocab = vocab
         self.indptr = indptr
         self.indices = indices
         self.data = data
+        self.tf = tf            # per posting, as `indices`: the term's count in that row
+        self.doc_len = doc_len  # per row: its token count
         self.n_docs = n_docs
         self.params = params
         self.stats = stats
+        self._views: OrderedDict[bytes, VisibleBM25] = OrderedDict()
+        self._views_lock = threading.Lock()
 
     # --- build -------------------------------------------------------------------------
 
@@ -84,7 +101,9 @@ class BM25Index:
         avgdl = doc_len.sum() / n_docs
         idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
         seen = df > 0
-        mean_idf = idf[seen].sum() / max(seen.sum(), 1)
+        # summed exactly (fsum): the same terms give the same mean whatever their order, so a view
+        # of some rows (bm25_visible) and an index built from those rows alone agree to the bit
+        mean_idf = math.fsum(idf[seen].tolist()) / max(int(seen.sum()), 1)
         idf = np.where(idf < 0, params.epsilon * mean_idf, idf)
         norm = params.k1 * (1 - params.b + params.b * doc_len / avgdl) if avgdl else np.full(n_docs, params.k1)
         term_of_entry = np.repeat(np.arange(tf.shape[0]), df)
@@ -93,7 +112,8 @@ class BM25Index:
         stats = {"avgdl": float(avgdl), "mean_idf": float(mean_idf), "n_terms": int(len(vocab)),
                  "n_postings": int(f.size)}
         return cls(vocab, tf.indptr.astype(np.int64), tf.indices.astype(np.int32),
-                   weights.astype(np.float32), n_docs, params, stats)
+                   weights.astype(np.float32), n_docs, params, stats,
+                   tf=f.astype(np.int32), doc_len=doc_len.astype(np.int32))
 
     # --- persistence -------------------------------------------------------------------
 
@@ -103,6 +123,8 @@ class BM25Index:
         np.save(directory / "indptr.npy", self.indptr)
         np.save(directory / "indices.npy", self.indices)
         np.save(directory / "data.npy", self.data)
+        np.save(directory / "tf.npy", self.tf)
+        np.save(directory / "doc_len.npy", self.doc_len)
         meta = {"n_docs": self.n_docs, "params": self.params.__dict__, "stats": self.stats}
         (directory / "bm25.json").write_text(json.dumps(meta), encoding="utf-8")
         (directory / "vocab.json").write_text(json.dumps(self.vocab, ensure_ascii=False), encoding="utf-8")
@@ -116,9 +138,39 @@ class BM25Index:
             arrays = [load_mapped(directory / name) for name in _FILES]
         except (OSError, ValueError) as exc:
             raise IndexUnavailable(f"BM25 index at {directory} is unreadable ({exc})", field=str(directory)) from exc
-        indptr, indices, data = arrays
+        indptr, indices, data, tf, doc_len = arrays
         return cls(vocab, indptr, indices, data, n_docs=meta["n_docs"], params=BM25Params(**meta["params"]),
-                   stats=meta["stats"])
+                   stats=meta["stats"], tf=tf, doc_len=doc_len)
+
+    # --- what one caller may see -------------------------------------------------------
+
+    def visible_to(self, visible: np.ndarray | None) -> BM25Index | VisibleBM25:
+        """This index as a caller who sees only the rows `visible` marks: the same methods
+        (`score_query`, `idf`, `document_frequency`, `written_tokens`, `n_docs`, `stats`), with
+        every statistic (N, document frequencies, average length, the IDF floor's mean) computed
+        over those rows. The index itself when every row is visible (or `visible` is None: no
+        ACL); a view's statistics are computed once per distinct row set and kept (VIEWS_KEPT).
+        """
+        if visible is None or bool(visible.all()):
+            return self
+        key = hashlib.blake2b(np.packbits(visible).tobytes(), digest_size=16).digest()
+        with self._views_lock:
+            view = self._views.get(key)
+            if view is not None:
+                self._views.move_to_end(key)
+                return view
+        from .bm25_visible import VisibleBM25  # the view reads this module's QueryScores
+
+        view = VisibleBM25(self, visible)
+        with self._views_lock:
+            self._views[key] = view
+            while len(self._views) > VIEWS_KEPT:
+                self._views.popitem(last=False)
+        return view
+
+    def written_tokens(self) -> list[str]:
+        """Every token some row holds (the vocabulary)."""
+        return list(self.vocab)
 
     # --- search ------------------------------------------------------------------------
 

@@ -21,13 +21,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .bm25 import BM25Index
+from .bm25_visible import VisibleBM25
 from .fusion import Fused, RankedList, RowList
 
 KBRow = tuple[str, int]  # (knowledge base name, chunk row)
 
 
-def shared_idf(indexes: Sequence[BM25Index], tokens: Sequence[str]) -> dict[str, float]:
-    """The Okapi IDF each query token would have in one index over all the indexes' documents.
+def shared_idf(indexes: Sequence[BM25Index | VisibleBM25], tokens: Sequence[str]) -> dict[str, float]:
+    """The Okapi IDF each query token would have in one index over all the indexes' documents
+    (over the rows each view shows, for views: one caller's documents).
 
     Uses the same formula and negative-IDF floor as the indexes themselves (the floor's mean
     IDF is the document-weighted mean of the indexes' own), so for a single index it returns

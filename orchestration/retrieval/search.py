@@ -4,9 +4,11 @@ A `SearchRequest` is one retrieval task's query against one knowledge base. `Ret
 takes all requests of a user request at once so their vector queries are embedded in one
 batch per embedder: each knowledge base is searched with vectors of the model that built its
 index (MiniLM for most, e5 for Chinese ones), and the trace says which model embedded what.
-ACL filtering happens first, before anything is scored or logged: chunks a caller may
-not see are only counted, never named. Every other rejected candidate (one that would have
-ranked without the filter) is named in the trace with its reason.
+ACL filtering happens first, before anything is scored or logged: a chunk a caller may not
+see is never named nor counted, and the keyword arm scores with the statistics of the chunks
+the caller may see (bm25_visible.py), so no score, rank or count depends on a hidden chunk.
+Every other rejected candidate (one that would have ranked without the filter) is named in
+the trace with its reason.
 """
 
 from __future__ import annotations
@@ -242,7 +244,7 @@ class Retriever:
         kbs = [self.kb(name) for name in request.kbs]
         idf = None
         if len(kbs) > 1 and request.search in ("keyword", "hybrid"):
-            idf = shared_idf([kb.bm25 for kb in kbs if kb.bm25 is not None], shared.tokenize(request.query))
+            idf = shared_idf([kb.keyword_index(acl_groups) for kb in kbs], shared.tokenize(request.query))
         arms: list[KBArm] = []
         factors: dict[KBRow, float] = {}
         for kb in kbs:
@@ -294,13 +296,14 @@ class Retriever:
         visible = kb.columns.acl_mask(acl_groups)
         filtered = kb.columns.mask(request.filters)
         allowed = filtered if visible is None else (visible if filtered is None else visible & filtered)
-        hidden = 0 if visible is None else int((~visible).sum())
+        seen = kb.bm25.n_docs if visible is None else int(visible.sum())
         arms: list[RowList] = []
         weights = dict(kb.settings.fusion.weights, **(request.weights or {}))
         if request.search in ("keyword", "hybrid"):
-            arms.append(self._keyword(kb, request, candidates, allowed, visible, hidden, weights, trace, idf, shared))
+            arms.append(self._keyword(kb, request, candidates, allowed, visible, seen, weights, trace, idf, shared,
+                                      acl_groups))
         if request.search in ("vector", "hybrid") and vector is not None:
-            arms.append(self._vector(kb, request, vector, candidates, allowed, visible, hidden, weights, trace,
+            arms.append(self._vector(kb, request, vector, candidates, allowed, visible, seen, weights, trace,
                                      shared))
         factors: dict[int, float] = {}
         if apply_credibility:
@@ -356,38 +359,39 @@ class Retriever:
             shared.reasons[(kb.name, mask_key, row)] = why
         return {kb.chunk_ids[row]: shared.reasons[(kb.name, mask_key, row)] for row in failing}
 
-    def _record(self, op, kb: KnowledgeBase, rows: np.ndarray, hidden: int) -> None:
-        assert kb.bm25 is not None  # only called on an opened knowledge base
-        op.input_count = kb.bm25.n_docs - hidden
+    @staticmethod
+    def _record(op, kb: KnowledgeBase, rows: np.ndarray, seen: int) -> None:
+        """An arm's counts and kept ids: `seen`, the chunks the caller may see, is its input (the
+        trace never counts or names what the caller may not see, docs/SECURITY.md)."""
+        op.input_count = seen
         op.output_count = len(rows)
         op.kept = [kb.chunk_ids[int(r)] for r in rows]
 
-    def _keyword(self, kb, request, candidates, allowed, visible, hidden, weights, trace, idf, shared: _Shared
-                 ) -> RowList:
+    def _keyword(self, kb, request, candidates, allowed, visible, seen, weights, trace, idf, shared: _Shared,
+                 acl_groups: Sequence[str] | None) -> RowList:
         # KBs searched as one corpus read the query as the first one does (as they fuse like it)
         mode = self.kb(request.kbs[0]).settings.bm25.query_terms
         tokens = query_terms(shared.tokenize(request.query), mode)
         with trace.operation("retrieve.keyword", task=request.id, kb=kb.name, tokens=tokens, k=candidates,
                              filters=request.filters.to_dict(), shared_idf=idf is not None, query_terms=mode) as op:
             key = (kb.name, request.query, mode, request.kbs if idf is not None else None)
+            index = kb.keyword_index(acl_groups)  # statistics of what the caller may see
             if key not in shared.keyword:
-                shared.keyword[key] = kb.bm25.score_query(tokens, idf)
+                shared.keyword[key] = index.score_query(tokens, idf)
             scored = shared.keyword[key]
 
             def select(mask: np.ndarray | None, filters: Filters) -> tuple[np.ndarray, np.ndarray]:
                 return self._select_once(shared, ("keyword", *key, candidates, _mask_key(filters)),
-                                         lambda: kb.bm25.select(scored, candidates, mask))
+                                         lambda: index.select(scored, candidates, mask))
 
             rows, values = select(allowed, request.filters)
             if not request.filters.empty:
                 unfiltered, _ = select(visible, Filters())
                 op.rejected = self._rejections(kb, request, unfiltered, allowed, shared)
-            self._record(op, kb, rows, hidden)
-            if hidden:
-                op.reason = f"{hidden} chunk(s) outside the caller's ACL groups not searched"
+            self._record(op, kb, rows, seen)
         return RowList(f"{request.id}:keyword", weights.get("keyword", 0.0), rows, values)
 
-    def _vector(self, kb, request, vector, candidates, allowed, visible, hidden, weights, trace, shared: _Shared
+    def _vector(self, kb, request, vector, candidates, allowed, visible, seen, weights, trace, shared: _Shared
                 ) -> RowList:
         with trace.operation("retrieve.vector", task=request.id, kb=kb.name, k=candidates,
                              index=kb.dense.kind, filters=request.filters.to_dict()) as op:
@@ -406,9 +410,7 @@ class Retriever:
             if not request.filters.empty:
                 unfiltered, _ = search(visible, Filters())
                 op.rejected = self._rejections(kb, request, unfiltered, allowed, shared)
-            self._record(op, kb, rows, hidden)
-            if hidden:
-                op.reason = f"{hidden} chunk(s) outside the caller's ACL groups not searched"
+            self._record(op, kb, rows, seen)
         return RowList(f"{request.id}:vector", weights.get("vector", 0.0), rows, values)
 
     @staticmethod

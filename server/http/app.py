@@ -25,6 +25,7 @@ from core.errors import Unauthenticated
 
 from .. import metrics
 from ..callers import Caller
+from ..forwarded import ForwardedFor
 from ..logs import caller_var, configure_logging, request_id_var
 from ..service import Service
 from ..settings import ServiceSettings, load_settings
@@ -74,10 +75,9 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
     json_provider.sort_keys = False
     json_provider.ensure_ascii = False
     app.config["MAX_CONTENT_LENGTH"] = settings.limits.max_body_bytes
-    if settings.trusted_proxy_hops:  # request.remote_addr is the client's, as the proxy saw it
-        from werkzeug.middleware.proxy_fix import ProxyFix
-
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxy_hops)  # type: ignore[method-assign]
+    if settings.trusted_proxy_hops:  # request.remote_addr: the client's as a trusted proxy saw it, else the peer's
+        app.wsgi_app = ForwardedFor(app.wsgi_app, settings.trusted_proxies,  # type: ignore[method-assign]
+                                    settings.trusted_proxy_hops)
     service = Service(settings, loop=loop)
     app.extensions["sightline"] = service
     register_error_handlers(app)

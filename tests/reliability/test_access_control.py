@@ -61,12 +61,16 @@ def test_restricted_documents_reach_only_callers_in_their_group(secured, doc):
     assert all(seen[c, lvl] for c in CALLERS if c.endswith("in-group") for lvl in TRACE_LEVELS)
 
 
-def test_hidden_chunks_are_counted_never_named_in_the_trace(secured):
+def test_hidden_chunks_are_neither_counted_nor_named_in_the_trace(secured):
     case = RESTRICTED["salary"]
     _s, _h, body = secured.live.request("POST", "/rag", {"query": case["query"], "now": NOW, "trace": "full"})
     searches = [op for op in body["operations"]
                 if op["op"].startswith("retrieve.") and op["params"]["kb"] == "policies"]
-    assert searches and all("outside the caller's ACL groups not searched" in (op["reason"] or "") for op in searches)
+    _s, _h, kbs = secured.live.request("GET", "/kb")
+    public_chunks = next(kb["chunks"] for kb in kbs["knowledge_bases"] if kb["name"] == "policies")
+    # a search reads what the caller may see, and says nothing of the rest (not even how much)
+    assert searches and all(op["input_count"] == public_chunks for op in searches)
+    assert not any("ACL" in (op["reason"] or "") for op in body["operations"])
     for op in body["operations"]:
         named = set(op.get("kept") or []) | set(op.get("rejected") or {}) | set((op.get("params") or {}).get(
             "down_weighted", {}))

@@ -11,50 +11,24 @@ is skipped and says so. It runs the real `sightline proxy` in front of the `secu
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-
 import pytest
 
-from orchestration.paths import REPO_ROOT
-from tests.live import free_port
+from tests.live import HAPROXY_INSTALL, haproxy_missing, start_proxy
 from tests.reliability.slow_clients import run_attack
 
 DEADLINE = 10  # the proxy's whole-request deadline: the production default (limits.body_timeout_seconds)
 HOLD = 30  # three deadlines: each slow slot is refused and reopened twice while questions are asked
 PER_KIND = 100
-APT = "apt-get install haproxy"
-
-
-def _haproxy_missing() -> bool:
-    return shutil.which("haproxy", path=os.pathsep.join((os.environ.get("PATH", ""), "/usr/sbin"))) is None
 
 
 @pytest.fixture
 def proxy(secured, tmp_path):
     """`sightline proxy` on a free port in front of the secured service; yields (port, log path)."""
-    if _haproxy_missing():
-        pytest.skip(f"haproxy is not installed: {APT} (as root; .ci/run does this) to run the slow-client test")
-    port = free_port()
+    if haproxy_missing():
+        pytest.skip(f"haproxy is not installed: {HAPROXY_INSTALL} (as root; .ci/run does this) to run the "
+                    "slow-client test")
     log = tmp_path / "proxy.log"
-    env = dict(os.environ, SIGHTLINE_CONFIG_DIR=str(secured.live.config_dir))
-    with log.open("wb") as out:
-        process = subprocess.Popen([sys.executable, "-m", "server.cli", "proxy", "--listen", f"127.0.0.1:{port}",
-                                    "--upstream", f"127.0.0.1:{secured.live.port}", "--request-timeout",
-                                    str(DEADLINE)], cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.2)
+    process, port = start_proxy(secured.live.config_dir, secured.live.port, log, request_timeout=DEADLINE)
     yield port, log
     process.terminate()
     process.wait(timeout=10)

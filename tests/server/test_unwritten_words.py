@@ -48,7 +48,7 @@ def test_a_word_no_document_writes_is_refused_and_named(loop):
     assert body["status"] == "insufficient", body["answer"]
     assert "'zstd'" in body["answer"]
     (op,) = _vocabulary(body)  # one attempt: searching wider cannot find a word no document writes
-    assert op["rejected"] == {"zstd": "no knowledge base searched writes it"}
+    assert op["rejected"] == {"zstd": "no document searched that the caller may read writes it"}
     assert op["params"]["kbs"] == ["manual"]
 
 
@@ -78,9 +78,14 @@ def test_a_misspelt_word_is_read_as_the_word_it_misspells(loop):
     assert _vocabulary(body)[0]["rejected"] == {}
 
 
-def test_a_word_only_a_hidden_document_writes_is_not_reported(loop):
-    # absent from what the caller sees, but saying "no document writes it" would be false and
-    # saying "a hidden one does" would leak: the vocabulary check stays silent
-    body = _ask(loop, "How often are the Vaultwarden credentials rotated?", groups=[])
-    assert _vocabulary(body)[0]["rejected"] == {}
-    assert "quarter" not in body["answer"]
+def test_a_word_only_a_hidden_document_writes_is_refused_as_if_that_document_did_not_exist(loop):
+    # the reply of a KB without the runbook, to a caller who may not read it: anything else would
+    # tell that a hidden document writes the word (tests/reliability/test_acl_side_channel.py)
+    outside = _ask(loop, "How often are the Vaultwarden credentials rotated?", groups=[])
+    rejected = _vocabulary(outside)[0]["rejected"]
+    assert rejected["vaultwarden"] == "no document searched that the caller may read writes it"
+    assert outside["status"] == "insufficient"
+    assert "quarter" not in outside["answer"]
+    inside = _ask(loop, "How often are the Vaultwarden credentials rotated?", groups=["ops"])
+    assert _vocabulary(inside)[0]["rejected"] == {}
+    assert "every quarter" in inside["answer"]

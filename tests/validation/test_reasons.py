@@ -17,9 +17,9 @@ def test_each_reason_reads_in_both_languages_with_its_values():
     assert Reason("names_missing", {"names": ["北京", "上海"]}).text("zh") == \
         "引用的来源没有提到问题所问的 “北京”、“上海”"
     unwritten = Reason("unwritten", {"terms": ["zstd", "OIDC"]})
-    assert unwritten.text("en") == \
-        "no knowledge base searched ever writes 'zstd', 'OIDC', which the question asks about"
-    assert unwritten.text("zh") == "所检索的知识库从未写到问题所问的 “zstd”、“OIDC”"
+    assert unwritten.text("en") == ("no document you may read in the knowledge bases searched writes 'zstd', "
+                                    "'OIDC', which the question asks about")
+    assert unwritten.text("zh") == "在所检索的知识库中，你可以查看的文档都没有写到问题所问的 “zstd”、“OIDC”"
 
 
 def test_a_model_refusal_lists_the_best_units_with_their_probability_and_the_rules_briefly():
