@@ -34,6 +34,7 @@ from orchestration.types import Answer, Claim
 from perception.question import Question
 from perception.types import Perception
 
+from .blocks import answer_text, code_block
 from .citations import CitationBook
 from .comparison import Comparator, Finding, Side, comparison_sides, make_side
 from .language import glue, relation_word
@@ -146,8 +147,7 @@ class ExtractiveComposer:
                           language=language, notes=notes + ["no evidence sentence supports the query"],
                           decisions=decisions, scoring=scoring, term_weights=term_weights)
         claims = [c for section in sections for c in section]
-        text = "\n\n".join(" ".join(c.text for c in section) for section in sections if section)
-        return Answer(text=text, claims=claims, citations=book.citations(), composer=self.name,
+        return Answer(text=answer_text(sections), claims=claims, citations=book.citations(), composer=self.name,
                       language=language, notes=notes, decisions=decisions, scoring=scoring,
                       term_weights=term_weights)
 
@@ -443,11 +443,11 @@ class ExtractiveComposer:
 
     def _fact(self, candidate: Candidate, book: CitationBook, entity: str | None = None, lead: bool = False) -> Claim:
         """A fact claim quoting the sentence verbatim, its [n] marker appended (a code block
-        fenced, so it reads as the configuration it is, its marker after the fence). A `lead` unit
-        that opens with a pronoun ("It does not support X.") is introduced by the heading it
-        stands under, which names what "It" is ("Lite edition: It does not support X.")."""
+        fenced on lines of its own, so it reads as the configuration it is: `blocks.code_block`).
+        A `lead` unit that opens with a pronoun ("It does not support X.") is introduced by the
+        heading it stands under, which names what "It" is ("Lite edition: It does not support X.")."""
         n = book.cite(candidate.chunk, candidate.text, candidate.unit, candidate.path)
-        text = f"```\n{candidate.text}\n``` [{n}]" if candidate.notes.get("code") else f"{candidate.text} [{n}]"
+        text = code_block(candidate.text, n) if candidate.notes.get("code") else f"{candidate.text} [{n}]"
         subject = heading_subject(candidate) if lead else ""
         if subject:
             text = f"{subject}: {text}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from markdown_it import MarkdownIt
 
 from core.errors import ConfigError
 from orchestration.compose.extractive import ExtractiveComposer
@@ -114,6 +115,9 @@ def test_a_lead_in_brings_the_code_block_it_introduces(perceive, synthetic, use_
     texts = [c.text for c in answer.claims]
     lead = next(i for i, t in enumerate(texts) if t.startswith("Use the following command to generate one:"))
     assert texts[lead + 1].startswith("```\nsightline keys create --name uploader\n```")
+    # a block of its own after its lead-in, as Markdown reads it (issue 34: the fence opened after the sentence)
+    fences = [t.content for t in MarkdownIt("commonmark").parse(answer.text) if t.type == "fence"]
+    assert fences == ["sightline keys create --name uploader\n"]
     verdict = ValidationAgent().run(perceive("How do I generate an API token?"), answer, evidence)
     assert not [i for i in verdict.issues if i.check == "citation"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from markdown_it import MarkdownIt
 
 from orchestration.compose.extractive import ExtractiveComposer
 from orchestration.compose.language import sentence_language
@@ -268,7 +269,10 @@ def test_a_configuration_question_quotes_the_code_block_fenced_and_cited(compose
     chunk = synthetic(SCRAPE_DOC, doc_id="scrape", title="Configuration")
     answer = composer.run(perceive("How do I configure the scrape interval in YAML?"), [chunk])
     code = [c for c in answer.claims if c.text.startswith("```")]
-    assert code and "scrape_interval: 15s" in code[0].text and code[0].text.endswith("``` [1]")
+    # the fences on lines of their own, the marker after the closing one (issue 34: "``` [1]" closed nothing)
+    assert [c.text for c in code] == ["```\nglobal:\n  scrape_interval: 15s\n```\n[1]"]
+    fences = [t for t in MarkdownIt("commonmark").parse(answer.text) if t.type == "fence"]
+    assert [t.content for t in fences] == ["global:\n  scrape_interval: 15s\n"]
     assert any("code blocks may be quoted" in n for n in answer.notes)
 
 
