@@ -151,20 +151,26 @@ def _nothing_usable(report: IngestReport) -> str:
 
 
 def _undated_warning(kb: str, documents: list[Document]) -> Notice | None:
-    """The warning for a knowledge base none of whose documents carries a date, naming the
-    documents' own fields that hold one (the likely candidates for fields.published_at)."""
+    """The warning for a knowledge base none of whose documents carries a date (None when one does).
+
+    Promises: it proposes a mapping only to a field the documents carry: the documents' own
+    fields that hold a date, the most common first, with a `fields:` example naming the first;
+    when no field of theirs holds one, it says so and proposes nothing."""
     if any(key in doc.metadata for doc in documents for key in DOCUMENT_DATE_FIELDS):
         return None
-    message = (f"time filters and freshness checks will not apply to KB {kb}: map your date field "
-               f"with fields.published_at in {CONFIG_FILE}")
+    message = f"time filters and freshness checks will not apply to KB {kb}: "
     candidates: dict[str, int] = {}
     for doc in documents:
         for name in doc.undated_date_fields:
             candidates[name] = candidates.get(name, 0) + 1
-    if candidates:
-        ranked = sorted(candidates.items(), key=lambda item: (-item[1], item[0]))[:NOTE_EXAMPLES]
-        message += " (fields holding dates: " + ", ".join(f"{n} in {c} document(s)" for n, c in ranked) + ")"
-    return Notice("", message)
+    if not candidates:
+        return Notice("", message + "none of its documents carries a date, in a field with a meaning or one of "
+                                    "their own, so there is no field to map")
+    ranked = sorted(candidates.items(), key=lambda item: (-item[1], item[0]))[:NOTE_EXAMPLES]
+    held = ", ".join(f"{name} in {count} document(s)" for name, count in ranked)
+    example = f"fields: {{published_at: {ranked[0][0]}}}"
+    return Notice("", message + f"their dates are in fields of their own ({held}); map the one that dates them "
+                                f"with fields.published_at in {CONFIG_FILE}, e.g. {example}")
 
 
 def _read_metadata_report(documents: list[Document], report: IngestReport) -> None:

@@ -1,9 +1,9 @@
 """Markdown to clean text (the rule in `markup`), read from markdown-it-py's token stream.
 
-The parser is CommonMark with GFM tables and raw HTML recognised, so lists, nesting, fences,
-setext headings, block quotes and link reference definitions are read as a CommonMark renderer
-reads them, never guessed from a line's first characters. Front matter is split off before
-(`frontmatter.py`). Liquid / Jinja / Hugo template tags are dropped from the text and kept in code.
+The parser is CommonMark with GFM tables, footnotes (`footnotes.py`) and raw HTML recognised, so
+lists, nesting, fences, setext headings, block quotes, link reference definitions and footnotes
+are read as a renderer reads them, never guessed from a line's first characters. Front matter is
+split off before (`frontmatter.py`). Liquid / Jinja / Hugo template tags are dropped from the text and kept in code.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from html import unescape
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from .footnotes import footnote_plugin
 from .markup import ANY_TAG, TEMPLATE_TAG, CleanText, NamedSection
 
 # One parser for the process: parsing keeps its state per call, the parser itself is only read.
-_PARSER = MarkdownIt("commonmark", {"html": True}).enable("table")
+_PARSER = MarkdownIt("commonmark", {"html": True}).enable("table").use(footnote_plugin)
 
 # A template tag on one line, held out of the source before parsing: its spaces would otherwise end
 # a link's address (Hugo's `[text]({{< relref "page" >}})` is no link to CommonMark, nor is
@@ -27,6 +28,8 @@ _ONE_LINE_TAG = re.compile(r"\{%[^`\n]*?%\}|\{\{[^`\n]*?\}\}|\{#[^`\n]*?#\}")
 # Unicode noncharacters, reserved for a program's internal use: a document holds none
 _TAG_HELD = re.compile("\ufdd0(\\d+)\ufdd1")
 _CODE_HELD = re.compile(r"\x00(\d+)\x00")  # markdown-it turns NUL into U+FFFD: the text holds none
+_NOTE_MARK = "\ufdd2"  # where a footnote reference stood: it goes with the spaces before it
+_NOTE_MARKED = re.compile(r"\s*\ufdd2")
 
 _DROPPED_TAGS = "script|style|iframe|noscript|template|svg|object"
 # elements that go with their content; an HTML comment left open runs to the end of its block
@@ -36,7 +39,7 @@ _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _HTML_HEADING = re.compile(r"\s*<h([1-6])\b[^>]*>(.*?)</h\1\s*>\s*\Z", re.I | re.S)  # an HTML block of one heading
 _TASK_BOX = re.compile(r"^\[[ xX]\]\s+")  # "- [x] done": the box is layout
 
-_NEW_ITEM, _ITEM, _QUOTE = "new item", "item", "quote"  # what a block sits in
+_NEW_ITEM, _ITEM, _QUOTE, _NOTE = "new item", "item", "quote", "note"  # what a block sits in
 _CONTENT = frozenset({"inline", "fence", "code_block", "html_block"})
 # blocks after which a documented name's description cannot follow its heading any more
 _ENDS_FIELD = frozenset({"heading_open", "bullet_list_open", "ordered_list_open", "table_open", "fence",
@@ -57,13 +60,17 @@ def clean_markdown(body: str) -> str:
 
 
 def parse_markdown(body: str) -> tuple[str, str | None]:
-    """A Markdown body (front matter already split off) as clean text (see `markup`), and the
-    text of its first level-1 heading (None without one; a `#` line in a code block is none).
+    """A Markdown body (front matter already split off) as clean text (see `markup`), and its
+    title: its first level-1 heading; without one, when the page opens with a heading (an mdBook
+    chapter opening at `##`), its first heading of the highest level it has. None otherwise: a page
+    that opens with prose and has `##` sections has its title elsewhere (an MkDocs nav), and a `#`
+    line in a code block is no heading.
 
     Headings (ATX and setext) become `#` lines; paragraphs and block-quote paragraphs one line each;
     a list item's first paragraph its `- item` line, its later paragraphs paragraphs (a nested list
     gives its own items); fenced and indented code a fence with its language; a table one
-    `| a | b |` line a row (no separator row). Rules, link reference definitions, images, HTML
+    `| a | b |` line a row (no separator row); a footnote definition its own paragraphs where it
+    is written, and a footnote reference nothing. Rules, link reference definitions, images, HTML
     comments and script/style/iframe/noscript/template/svg/object elements go with their content;
     other HTML loses its tags and keeps its text.
 
@@ -145,7 +152,9 @@ class _Reader:
         self.rows: list[list[str]] | None = None  # the table being read
         self.dropping: str | None = None  # a dropped HTML element left open by an earlier block
         self.section = NamedSection(self.out)  # a heading of one code span documents that name
-        self.title: str | None = None  # the first level-1 heading's text
+        self.title: str | None = None  # the page's title so far (`_offer_title`)
+        self.title_level = 7  # ... the level of its heading
+        self.opens_with_heading: bool | None = None  # its first block is a heading (None: no heading yet)
 
     def read(self, tokens: Sequence[Token]) -> str:
         """The clean text of a document's tokens."""
@@ -167,9 +176,11 @@ class _Reader:
 
     def inline_text(self, token: Token) -> str:
         """An inline token's text: inline markup gone (a link is its text, an autolink its address,
-        an image and inline HTML nothing), template tags gone, inline code kept as written."""
+        an image, inline HTML and a footnote reference nothing, with the spaces before it), template
+        tags gone, inline code kept as written."""
         codes: list[str] = []
         text = TEMPLATE_TAG.sub("", "".join(self._inline_pieces(token.children or [], codes)))
+        text = _NOTE_MARKED.sub("", text)
         return _CODE_HELD.sub(lambda held: codes[int(held.group(1))], text)
 
     def _inline_pieces(self, children: Sequence[Token], codes: list[str]) -> Iterator[str]:
@@ -187,6 +198,8 @@ class _Reader:
                 yield _hold(codes, self.as_written(child.content), "\x00{}\x00")
             elif child.type in ("softbreak", "hardbreak"):
                 yield " "
+            elif child.type == "footnote_ref":
+                yield _NOTE_MARK
             elif child.type == "html_inline":
                 dropping = _dropped_start(child.content)
 
@@ -207,16 +220,27 @@ class _Reader:
     def _on_blockquote_open(self, token: Token) -> None:
         self.containers.append(_QUOTE)
 
+    def _on_footnote_open(self, token: Token) -> None:
+        self.containers.append(_NOTE)
+
     def _on_list_item_close(self, token: Token) -> None:
         self.containers.pop()
 
-    _on_blockquote_close = _on_list_item_close
+    _on_blockquote_close = _on_footnote_close = _on_list_item_close
 
     def _on_heading_open(self, token: Token) -> None:
         self.heading = int(token.tag[1:])
 
     def _on_heading_close(self, token: Token) -> None:
         self.heading = 0
+
+    def _offer_title(self, text: str, level: int) -> None:
+        """A heading about to be written becomes the title when it is the first of its level and no
+        higher one came before, if it is a level-1 heading or the page opened with a heading."""
+        if self.opens_with_heading is None:
+            self.opens_with_heading = not self.out.blocks
+        if text and level < self.title_level and (level == 1 or self.opens_with_heading):
+            self.title, self.title_level = text, level
 
     # --- tables -----------------------------------------------------------------------------------
     def _on_table_open(self, token: Token) -> None:
@@ -237,8 +261,7 @@ class _Reader:
         if self.rows is not None:
             self.rows[-1].append(text)
         elif self.heading:
-            if self.heading == 1 and self.title is None and text.strip():
-                self.title = text.strip()
+            self._offer_title(text.strip(), self.heading)
             self.out.heading(text, self.heading)
             self.section.open(text.strip() if _one_code_span(token) else None)
         elif self.containers and self.containers[-1] == _NEW_ITEM:
@@ -261,8 +284,7 @@ class _Reader:
         heading = _HTML_HEADING.match(_HTML_COMMENT.sub("", token.content))
         if heading:  # a page's `<h1 align="center">Name</h1>` is its title, not a paragraph
             level, text = int(heading.group(1)), unescape(ANY_TAG.sub("", heading.group(2))).strip()
-            if level == 1 and self.title is None and text:
-                self.title = text
+            self._offer_title(text, level)
             self.out.heading(text, level)
             return
         self._html(token.content)

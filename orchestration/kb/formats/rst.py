@@ -4,13 +4,14 @@ The body is parsed into a docutils document tree and written out as clean text (
 `markup`): section titles become `#` headings, paragraphs and list items paragraphs, literal
 blocks and code directives fenced code, tables `| a | b |` rows; comments, link targets,
 substitution definitions, images, raw blocks, tables of contents and parser messages go. Inline
-markup is read as text: a link is its text, `:pep:`484`` is "PEP 484", a Sphinx role such as
-`:func:`~os.path.join`` is "os.path.join".
+markup is read as text: a link is its text, `:pep:`484`` is "PEP 484", a Sphinx role what its
+rendered page shows (`sphinx_roles`: `:attr:`.SessionMixin.permanent`` is "SessionMixin.permanent",
+`:doc:`/blueprints`` is "blueprints").
 
 Sphinx roles and directives are unknown to plain docutils; each name the text uses is
-registered before parsing: roles as literal text, `code-block` / `sourcecode` as code, other
-directives as containers whose argument and content are read as reST. File inclusion and raw
-passthrough are off: a document cannot pull in another file.
+registered before parsing: roles as literal text (`sphinx_roles.role_text`), `code-block` /
+`sourcecode` as code, other directives as containers whose argument and content are read as reST.
+File inclusion and raw passthrough are off: a document cannot pull in another file.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from docutils.utils import SystemMessage  # type: ignore[import-untyped]
 from . import FormatError, Parsed
 from .headers import header_metadata, header_text, snake, split_header
 from .markup import DEFAULT_LINE, OBJECT_KINDS, CleanText, field_name, one_line, owned_default
+from .sphinx_roles import role_text
 
 _SETTINGS = {
     "report_level": 5, "halt_level": 5, "file_insertion_enabled": False, "raw_enabled": False,
@@ -127,12 +129,12 @@ class _Object(_Lenient):
         return [node]
 
 
-_INLINE_ROLE = re.compile(r":(?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*:`([^`]*)`")
+_INLINE_ROLE = re.compile(r":((?:(?!_)\w)+(?:[-.+:](?:(?!_)\w)+)*):`([^`]*)`")
 
 
 def _option_text(value: str) -> str:
     """An option's value as text: `:code-py:`str`` -> str, ``35`` -> 35 (options are not parsed as reST)."""
-    return one_line(_INLINE_ROLE.sub(lambda m: _shown(m.group(1)), value)).strip("`")
+    return one_line(_INLINE_ROLE.sub(lambda m: role_text(m.group(1), m.group(2)), value)).strip("`")
 
 
 class _VersionNote(_Lenient):
@@ -147,15 +149,9 @@ class _VersionNote(_Lenient):
         return [node]
 
 
-def _shown(text: str) -> str:
-    """What a role's text shows: `title <target>` -> title, `~a.b.c` -> a.b.c, `!x` -> x."""
-    titled = _TITLED.match(text)
-    return (titled.group(1) if titled and titled.group(1) else text).lstrip("~!")
-
-
 def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None):
-    """A Sphinx role (`:func:`, `:class:`, `:ref:` ...): its shown text, as a literal."""
-    return [nodes.literal(rawtext, _shown(nodes.unescape(text)))], []
+    """A Sphinx role (`:func:`, `:class:`, `:ref:` ...): the text its page shows, as a literal."""
+    return [nodes.literal(rawtext, role_text(name, nodes.unescape(text)))], []
 
 
 def _number_role(prefix: str):

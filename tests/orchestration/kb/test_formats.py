@@ -102,7 +102,8 @@ def test_rst_markup_never_becomes_a_sentence_code_stays_fenced_and_flagged():
     assert ":linenos:" not in doc.text and "public domain" not in doc.text  # options; the Copyright section
     assert "inside a directive plain docutils does not know" in doc.text    # unknown directives keep their text
     sentences = _sentences(doc)
-    assert "It builds on PEP 8 and the attrs project, and uses os.path.join for paths." in sentences
+    # :func:`~os.path.join`: under a `~` Sphinx shows the name's last part (issue 34; was "os.path.join")
+    assert "It builds on PEP 8 and the attrs project, and uses join for paths." in sentences
     # a table row is read with its column names, never quoted raw (compose/sentences.table_row_sentence)
     assert "retries – Default: 3." in sentences
     assert not [s for s in sentences if MARKUP_LEFTOVERS.search(s) or "freeze(" in s or "|" in s]

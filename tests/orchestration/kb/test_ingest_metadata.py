@@ -14,8 +14,7 @@ from orchestration.kb.ingest import ingest
 from orchestration.kb.store import ChunkStore
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "frontmatter"
-NO_DATE_WARNING = ("time filters and freshness checks will not apply to KB {kb}: map your date field with "
-                   "fields.published_at in config/knowledge_bases.yaml")
+NO_DATE_WARNING = "time filters and freshness checks will not apply to KB {kb}: "
 
 
 def _settings(tmp_path, kb, **body):
@@ -82,8 +81,27 @@ def test_a_knowledge_base_without_dates_is_warned_and_named_candidates(tmp_path,
     settings, kb_dir = _settings(tmp_path, "notes")
     report = ingest(settings, kb_dir, embedder, paths=[src], progress=False)
     assert report.skipped == [] and report.field_counts["published_at"] == 0
-    warning = NO_DATE_WARNING.format(kb="notes") + " (fields holding dates: created_on in 2 document(s))"
+    warning = NO_DATE_WARNING.format(kb="notes") + (
+        "their dates are in fields of their own (created_on in 2 document(s)); map the one that dates them "
+        "with fields.published_at in config/knowledge_bases.yaml, e.g. fields: {published_at: created_on}")
     assert str(report.warnings[0]) == warning and warning in report.summary()
     mapped = ingest(_settings(tmp_path, "notes", fields={"published_at": "created_on"})[0], kb_dir, embedder,
                     paths=[src], progress=False)
     assert mapped.warnings == [] and mapped.field_counts["published_at"] == 2
+
+
+def test_a_knowledge_base_whose_documents_hold_no_date_is_told_so_and_offered_no_field_to_map(tmp_path, embedder):
+    """Issue 34: Sphinx pages carry no date anywhere, and the warning still said "map your date field
+    with fields.published_at", proposing a field the documents do not have."""
+    src = tmp_path / "guide"
+    src.mkdir()
+    (src / "sessions.rst").write_text("Sessions\n========\n\nA session keeps values between requests.\n",
+                                      encoding="utf-8")
+    (src / "cookies.md").write_text("---\nversion: 2.3\n---\n# Cookies\n\nCookies are signed.\n", encoding="utf-8")
+    settings, kb_dir = _settings(tmp_path, "guide")
+    report = ingest(settings, kb_dir, embedder, paths=[src], progress=False)
+    warning = NO_DATE_WARNING.format(kb="guide") + (
+        "none of its documents carries a date, in a field with a meaning or one of their own, so there is "
+        "no field to map")
+    assert [str(w) for w in report.warnings] == [warning] and warning in report.summary()
+    assert "fields.published_at" not in report.summary()

@@ -170,7 +170,7 @@ Done.
     ])
 
 
-def test_the_title_is_the_first_level_one_heading_never_a_comment_in_code():
+def test_the_title_is_the_first_highest_level_heading_never_a_comment_in_code():
     """httpx's index.md: its title is an HTML `<h1>`, and a shell block's `# The command line
     client is an optional dependency.` became the page's title."""
     from orchestration.kb.formats.markdown import parse_markdown
@@ -179,4 +179,4 @@ def test_the_title_is_the_first_level_one_heading_never_a_comment_in_code():
     text, title = parse_markdown(page)
     assert title == "HTTPX" and text.startswith("# HTTPX\n\n```shell")
     assert parse_markdown("```\n# not a title\n```\n\nSetext title\n===\n")[1] == "Setext title"
-    assert parse_markdown("## Only a section\n\nText.\n")[1] is None
+    assert parse_markdown("## Only a section\n\nText.\n")[1] == "Only a section"  # issue 34: was None
