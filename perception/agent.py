@@ -186,7 +186,7 @@ class PerceptionAgent:
         # filters
         names = [e.span for e in entities if e.label == "SOURCE"]   # "Sporting News article"
         statuses = [h for h in self._filters.statuses(text) if not overlaps((h.start, h.end), names)]
-        doc_types = [h for h in self._filters.doc_types(text) if not overlaps((h.start, h.end), names)]
+        doc_types = [h for h in self._filters.doc_types(text, statuses) if not overlaps((h.start, h.end), names)]
         quant = [h for h in self._filters.quantitative(text) if not overlaps((h.start, h.end), names)]
         notes += [h.note() for h in statuses + doc_types]
         if quant:

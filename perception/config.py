@@ -29,7 +29,7 @@ UNIT_WORD_KINDS = ("money", "time")     # questions.units: the nouns saying each
 DIRECTIONS = ("lower", "higher", "earlier", "later")  # questions.directions: a comparative's relation
 
 _TOP_KEYS = ("version", "language", "actions", "quantitative", "status", "doc_type",
-             "document_nouns", "status_words", "entities", "sources", "time", "questions", "keywords")
+             "document_nouns", "status_words", "function_words", "entities", "sources", "time", "questions", "keywords")
 
 
 def default_config_path() -> Path:
@@ -47,7 +47,8 @@ class CueSet:
     phrases: tuple[str, ...] = ()
     patterns: tuple[re.Pattern, ...] = ()
     unless: tuple[str, ...] = ()
-    with_noun: tuple[str, ...] = ()
+    with_noun: tuple[str, ...] = ()    # status: words that count only next to a document noun
+    with_status: tuple[str, ...] = ()  # doc_type: nouns that count only with a status qualifying them
 
 
 @dataclass(frozen=True)
@@ -193,6 +194,7 @@ class PerceptionConfig:
     keyword_min_length: int
     stopwords_en: frozenset[str]
     stopwords_zh: frozenset[str]
+    function_words: frozenset[str] = frozenset()  # a status word never binds to a noun across one
     question_kinds: tuple[QuestionKind, ...] = ()
     question_units: dict[str, frozenset[str]] = field(default_factory=dict)
     question_directions: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -269,12 +271,13 @@ def _list(where: Where, value: Any, example: str) -> list:
 
 
 def _cues(where: Where, value: Any, extra: tuple[str, ...] = ()) -> CueSet:
-    """A CueSet from {phrases, patterns, unless (, with_noun)}."""
+    """A CueSet from {phrases, patterns, unless (, with_noun or with_status: the `extra` keys allowed)}."""
     data = check.mapping(where, value, ("phrases", "patterns", "unless") + extra)
     return CueSet(phrases=_phrases(where.at("phrases"), data.get("phrases")),
                   patterns=_regexes(where.at("patterns"), data.get("patterns")),
                   unless=_phrases(where.at("unless"), data.get("unless")),
-                  with_noun=_phrases(where.at("with_noun"), data.get("with_noun")))
+                  with_noun=_phrases(where.at("with_noun"), data.get("with_noun")),
+                  with_status=_phrases(where.at("with_status"), data.get("with_status")))
 
 
 # --- sections --------------------------------------------------------------------------------
@@ -525,9 +528,10 @@ def parse_config(data: Any, path: Path | str = "<memory>", text: str = "") -> Pe
         alternatives=act["alternatives"],
         quantitative=_cues(top.at("quantitative"), data.get("quantitative")),
         status=_filters(top.at("status"), data.get("status"), STATUS_VALUES, ("with_noun",)),
-        doc_type=_filters(top.at("doc_type"), data.get("doc_type"), DOC_TYPE_VALUES, ()),
+        doc_type=_filters(top.at("doc_type"), data.get("doc_type"), DOC_TYPE_VALUES, ("with_status",)),
         document_nouns=_phrases(top.at("document_nouns"), data.get("document_nouns")),
         status_words=_phrases(top.at("status_words"), data.get("status_words")),
+        function_words=frozenset(w.lower() for w in _phrases(top.at("function_words"), data.get("function_words"))),
         entity_patterns=ents["patterns"], not_codes=ents["not_codes"], term_groups=ents["groups"],
         ner_labels=ents["ner_labels"], ner_model=ents["ner_model"], ner_context_tokens=ents["ner_context"],
         models=ents["models"], max_quoted_length=ents["max_quoted"],

@@ -87,3 +87,39 @@ def test_no_doc_type_from_ordinary_words(agent, query):
 ])
 def test_quantitative(agent, query, quantitative):
     assert agent.run(query, NOW).constraints.quantitative is quantitative
+
+
+# Issue 34, item 5c: a status word and a document noun with modifier nouns between them ("the
+# draft invoice policy", "the effective data retention regulation"). The status binds across up
+# to three such words (never across a function word), and "policy", not a doc type on its own
+# ("monetary policy"), is one when a status qualifies it.
+@pytest.mark.parametrize("query, status, doc_type", [
+    ("Show me the draft invoice policy", ["draft"], ["policy"]),
+    ("Which superseded travel policies exist?", ["superseded"], ["policy"]),
+    ("Summarize the effective data retention regulation", ["effective"], ["regulation"]),
+    ("List the expired vendor security policies", ["expired"], ["policy"]),
+    ("Find the draft remote work policy", ["draft"], ["policy"]),
+    ("Show the active data protection regulations", ["effective"], ["regulation"]),
+    ("Which closed customer support tickets mention refunds?", ["closed"], ["ticket"]),
+    ("Are there open purchase requests from finance?", ["open"], []),
+    ("travel policies that are superseded", ["superseded"], ["policy"]),
+    ("the expense policy currently in force", ["effective"], ["policy"]),
+])
+def test_a_status_qualifies_a_document_noun_across_modifier_nouns(agent, query, status, doc_type):
+    constraints = agent.run(query, NOW).constraints
+    assert (constraints.status, constraints.doc_type) == (status, doc_type)
+
+
+@pytest.mark.parametrize("query", [
+    "What did the Fed say about monetary policy?",
+    "What is the refund policy?",
+    "How did the travel policy change?",
+])
+def test_policy_without_a_status_is_no_doc_type(agent, query):
+    assert agent.run(query, NOW).constraints.doc_type == []
+
+
+@pytest.mark.parametrize("query", ["I need to draft a policy", "open the door to the manual",
+                                   "Who replaced the head of the documents team?"])
+def test_a_status_word_does_not_bind_across_a_function_word(agent, query):
+    assert agent.run(query, NOW).constraints.status == []
