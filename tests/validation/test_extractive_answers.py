@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from orchestration.compose import extractive
 from orchestration.retrieval.tokenize import tokenize
 from validation import ValidationAgent
 
 from .conftest import CHUNKS, NOW
-
-extractive = pytest.importorskip("orchestration.compose.extractive")
 
 QUERIES = [
     "Which burns less fuel per seat in 2023, A320neo or 737 MAX 8?",
