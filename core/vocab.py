@@ -45,7 +45,7 @@ ISSUE_KINDS = {
     "citation": ("missing_citation", "invalid_citation", "unsupported_number", "unsupported_date",
                  "unsupported_term"),
     "freshness": ("outside_window", "stale_status", "too_old"),
-    "comparison": ("missing_side", "wrong_direction", "unit_mismatch"),
+    "comparison": ("missing_side", "wrong_direction", "unit_mismatch", "other_period", "other_variant"),
     "evidence": ("no_evidence",),
     "answerability": ("unanswered",),
     "conflict": ("conflicting_sources",),

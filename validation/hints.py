@@ -12,6 +12,7 @@
 | no_evidence, unanswered                      | Widen(factor=2), RelaxFilters()                   |
 |   (unanswered for an unwritten word)         |   none: no search finds a word no document writes |
 | conflicting_sources                          | none (the answer states both; partial)            |
+| other_period, other_variant                  | none (the figure stands, flagged; partial)        |
 
 Adjustments come out in issue order, each issue's in the order above; one equal to an earlier
 one is dropped, so the list is deterministic and has no repeats. Every issue kind of
@@ -120,7 +121,9 @@ def _search_wider(issue: Issue, inputs: HintInputs) -> list[Adjustment]:
 
 
 def _nothing(issue: Issue, inputs: HintInputs) -> list[Adjustment]:
-    """No retry helps: the answer is to state both sources (partial)."""
+    """No retry helps: the answer stands with the finding flagged (partial): both sources of a
+    conflict stated, or a compared figure of another period or variant (the composer would pick
+    it again from the same evidence)."""
     return []
 
 
@@ -136,6 +139,8 @@ HINT_RULES: dict[str, Rule] = {
     "unsupported_term": _drop_and_exclude,
     "wrong_direction": _drop_claim,
     "unit_mismatch": _drop_claim,
+    "other_period": _nothing,
+    "other_variant": _nothing,
     "no_evidence": _search_wider,
     "unanswered": _search_wider,
     "conflicting_sources": _nothing,

@@ -12,6 +12,8 @@ puts mention matching there); like the rest of core it imports nothing above it.
 - `quantities`: numbers with their units, parts of codes and years left out.
 - `measures`: a quantity with its full unit read from the words next to it ("kg per seat per hour").
 - `mentions`: whether a text mentions a name ("737 MAX 8" meets "737-MAX-8", "B737" meets "737").
+- `variants`: which model of a named thing a text writes ("737 MAX 8" where a question says "B737").
+- `periods`: which year a figure is stated for (its unit's own year, else its heading's).
 - `identifiers`: numbered names ("PEP 604", "Python 3.12"), operators ("|>"), options and setting
   keys ("--retry-lock", "installer.max-workers") as a text writes them.
 - `polarity`: whether a clause of a statement is negated ("does not have a built-in way").

@@ -43,17 +43,21 @@ def mentions(name: str, text: str) -> bool:
 def mention_start(name: str, text: str) -> int | None:
     """Where `text` first mentions `name` (the same rule as `mentions`), or None (memoised: a
     comparison asks it of every sentence for every side, and again for each side's rivals)."""
+    spans = mention_spans(name, text)
+    return spans[0][0] if spans else None
+
+
+def mention_spans(name: str, text: str) -> tuple[tuple[int, int], ...]:
+    """Every place `text` mentions `name` (the rule of `mentions`), as (start, end) in text order;
+    a name matched at the start of a longer word ends where the name ends ("A320" in "A320neo")."""
     pattern = _pattern(name)
     if pattern is None:
-        return None
+        return ()
     lowered = text.lower()
-    found = pattern.search(lowered)
-    starts = [found.start()] if found else []
+    spans = [m.span() for m in pattern.finditer(lowered)]
     alias = number_alias(name)
     if alias:
         quantities = {q.span[0] for q in stated_quantities(text) if q.unit}
-        for match in re.finditer(rf"(?<![A-Za-z0-9.,]){alias}(?![\d,.])", lowered):
-            if match.start() not in quantities:
-                starts.append(match.start())
-                break
-    return min(starts) if starts else None
+        spans += [m.span() for m in re.finditer(rf"(?<![A-Za-z0-9.,]){alias}(?![\d,.])", lowered)
+                  if m.start() not in quantities]
+    return tuple(sorted(set(spans)))

@@ -18,13 +18,16 @@ from dataclasses import dataclass, field
 
 from core.reading.measures import Measure, sentence_measures
 from core.reading.mentions import mention_start, mentions, number_alias
+from core.reading.periods import UNIT, figure_dating
 from core.reading.quantities import same_quantity
+from core.reading.variants import named_variant
 from orchestration.retrieval.tokenize import tokenize
 from perception.comparison import INFERRED
 from perception.comparison import comparison_sides as perceived_sides
 from perception.question import Question
-from perception.types import Perception
+from perception.types import Perception, TimeWindow
 
+from .language import glue
 from .scoring import QueryTerms, ScoreSettings, rank, score
 from .sentences import Candidate
 
@@ -93,13 +96,28 @@ def comparison_sides(perception: Perception) -> list[Side]:
 
 @dataclass
 class Point:
-    """One side's value for the relation: the sentence, the measure or date, as written."""
+    """One side's value for the relation: the sentence, the measure or date, as written, and the
+    variant of the side the sentence gives it for ("737 MAX 8" for side "B737"; None when the
+    sentence names the side plainly)."""
 
     side: Side
     candidate: Candidate
     value: float | str
     unit: str
     text: str
+    variant: str | None = None
+
+    @classmethod
+    def at(cls, side: Side, candidate: Candidate, value: float | str, unit: str, text: str, offset: int) -> Point:
+        """The point whose value is written at `offset` of the candidate's text, with its variant."""
+        return cls(side, candidate, value, unit, text, named_variant(side.variants, candidate.text, offset))
+
+    def label(self, language: str) -> str:
+        """How a relation names this side: its name, with the variant its value is of when the
+        evidence names one ("B737 (737 MAX 8)")."""
+        if self.variant is None:
+            return self.side.name
+        return glue(language, "side_variant", side=self.side.name, variant=self.variant)
 
 
 @dataclass
@@ -158,8 +176,9 @@ class Comparator:
                 and not t.replace(".", "").isdigit()}
 
     def compare(self, question: Question, sides: Sequence[Side], candidates: Sequence[Candidate],
-                terms: QueryTerms) -> Finding:
-        """Sentences per side and the relation (or why there is none) between the first two sides."""
+                terms: QueryTerms, window: TimeWindow | None = None) -> Finding:
+        """Sentences per side and the relation (or why there is none) between the first two sides;
+        with a time `window`, figures are paired by how well their dates fit it (`_period_rank`)."""
         finding = Finding()
         ranked: dict[str, list[Candidate]] = {}
         for side in sides:
@@ -172,8 +191,10 @@ class Comparator:
             measures = self.measure_terms(sides, terms)
             temporal = question.temporal  # a comparison over dates (perception/question.py)
             finding.kind = "date" if temporal else "figure"
-            pick = self._date_pair if temporal else self._measure_pair
-            pick(sides[0], sides[1], ranked, measures, terms, finding)
+            if temporal:
+                self._date_pair(sides[0], sides[1], ranked, finding)
+            else:
+                self._measure_pair(sides[0], sides[1], ranked, measures, terms, window, finding)
         for side in sides:
             finding.per_side[side.name] = ranked[side.name]
         if len(sides) >= 2 and finding.relation is None:
@@ -200,18 +221,22 @@ class Comparator:
         return not measures or bool(measures & candidate.tokens)
 
     def _measure_pair(self, a: Side, b: Side, ranked: dict[str, list[Candidate]], measures: set[str],
-                      terms: QueryTerms, finding: Finding) -> None:
-        """The best same-unit pair of figures, or a notice saying why there is none."""
+                      terms: QueryTerms, window: TimeWindow | None, finding: Finding) -> None:
+        """The best same-unit pair of figures, or a notice saying why there is none: pairs whose
+        figures fit the time window better come first (the worse-fitting figure decides, then
+        both: `_period_rank`), then by sentence scores and similarity."""
         found = {s.name: [(c, m) for c in ranked[s.name] if self._relevant(c, measures)
                           for m in sentence_measures(c.text) if _clause_mentions(c.text, m, measures)]
                  for s in (a, b)}
+        fit = {s.name: [_period_rank(c, m, window) for c, m in found[s.name]] for s in (a, b)}
         best: tuple[float, tuple, tuple[Candidate, Measure], tuple[Candidate, Measure]] | None = None
         for i, (ca, ma) in enumerate(found[a.name]):
             for j, (cb, mb) in enumerate(found[b.name]):
                 if ma.unit != mb.unit:
                     continue
                 value = ca.score + cb.score + _similarity(ca, cb, a, b)
-                order = (-value, i, j)
+                ra, rb = fit[a.name][i], fit[b.name][j]
+                order = (max(ra, rb), ra + rb, -value, i, j)
                 if best is None or order < best[1]:
                     best = (value, order, (ca, ma), (cb, mb))
         if best is None:
@@ -223,8 +248,8 @@ class Comparator:
         else:
             relation = "lower" if ma.value < mb.value else "higher"
         finding.relation = relation
-        finding.points = (Point(a, ca, ma.value, ma.unit or "", ma.text),
-                          Point(b, cb, mb.value, mb.unit or "", mb.text))
+        finding.points = (Point.at(a, ca, ma.value, ma.unit or "", ma.text, ma.quantity.span[0]),
+                          Point.at(b, cb, mb.value, mb.unit or "", mb.text, mb.quantity.span[0]))
 
     def _no_pair(self, a: Side, b: Side, found: dict, terms: QueryTerms, finding: Finding) -> None:
         """Record why no figures could be compared (only when a figure was asked for or given)."""
@@ -238,8 +263,7 @@ class Comparator:
                                                  "ua": found[a.name][0][1].unit or "",
                                                  "ub": found[b.name][0][1].unit or ""}))
 
-    def _date_pair(self, a: Side, b: Side, ranked: dict[str, list[Candidate]], measures: set[str],
-                   terms: QueryTerms, finding: Finding) -> None:
+    def _date_pair(self, a: Side, b: Side, ranked: dict[str, list[Candidate]], finding: Finding) -> None:
         """The first stated date of each side's best dated sentence, compared."""
         points: list[Point] = []
         days: list[str] = []  # ISO dates: their string order is their date order
@@ -251,11 +275,26 @@ class Comparator:
                 return
             c = dated[0]
             days.append(c.dates[0].value.isoformat())
-            points.append(Point(side, c, days[-1], "date", c.dates[0].text))
+            points.append(Point.at(side, c, days[-1], "date", c.dates[0].text, c.dates[0].span[0]))
         pa, pb = points
         da, db = days
         finding.relation = "same" if da == db else ("earlier" if da < db else "later")
         finding.points = (pa, pb)
+
+
+def _period_rank(candidate: Candidate, measure: Measure, window: TimeWindow | None) -> int:
+    """How well a figure's date fits the asked window, best first: 0 its unit writes a year in
+    the window, 1 a heading above it does, 2 it is undated, 3 it is dated outside the window
+    (`core.reading.periods`); 0 for every figure when no window is asked."""
+    if window is None:
+        return 0
+    dating = figure_dating(candidate.text, measure.quantity.span, candidate.path)
+    inside = dating.within(window.start, window.end)
+    if inside is None:
+        return 2
+    if not inside:
+        return 3
+    return 0 if dating.where == UNIT else 1
 
 
 def _clause_mentions(text: str, measure: Measure, measures: set[str]) -> bool:

@@ -383,7 +383,7 @@ class ExtractiveComposer:
         if inferred:
             notes.append("comparison side read from the query text: " + ", ".join(inferred))
         finding = Comparator(self.settings, self.max_per_entity).compare(perception.question, sides, candidates,
-                                                                         terms)
+                                                                         terms, perception.constraints.time)
         lead: list[Claim] = []
         relation = self._relation_claim(finding, book, language, selection)
         if relation is not None:
@@ -422,14 +422,16 @@ class ExtractiveComposer:
 
     def _relation_claim(self, finding: Finding, book: CitationBook, language: str,
                         selection: Selection) -> Claim | None:
-        """The relation claim naming both values and both sources, or None."""
+        """The relation claim naming both values, both sources and the variant each value is of
+        ("B737 (737 MAX 8)"), or None."""
         if finding.relation is None or finding.points is None:
             return None
         pa, pb = finding.points
         na = book.cite(pa.candidate.chunk, pa.candidate.text, pa.candidate.unit, pa.candidate.path)
         nb = book.cite(pb.candidate.chunk, pb.candidate.text, pb.candidate.unit, pb.candidate.path)
         key = "date_relation" if finding.kind == "date" else "value_relation"
-        text = glue(language, key, a=pa.side.name, b=pb.side.name, va=f"{pa.text} [{na}]", vb=f"{pb.text} [{nb}]",
+        text = glue(language, key, a=pa.label(language), b=pb.label(language),
+                    va=f"{pa.text} [{na}]", vb=f"{pb.text} [{nb}]",
                     sa=book.source_name(pa.candidate.chunk), sb=book.source_name(pb.candidate.chunk),
                     rel=relation_word(language, finding.relation))
         if selection.is_excluded(text):

@@ -28,6 +28,7 @@ _GLUE: dict[str, dict[str, str]] = {
         "no_common": "The evidence does not give comparable figures for {a} and {b}.",
         "verdict_yes": "Yes.",
         "verdict_no": "No.",
+        "side_variant": "{side} ({variant})",
     },
     "zh": {
         "no_answer": "知识库中没有找到能回答这个问题的内容。",
@@ -39,6 +40,7 @@ _GLUE: dict[str, dict[str, str]] = {
         "no_common": "资料中没有可以直接比较的 {a} 和 {b} 的数据。",
         "verdict_yes": "是。",
         "verdict_no": "否。",
+        "side_variant": "{side}（{variant}）",
     },
 }
 

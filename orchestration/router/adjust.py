@@ -138,6 +138,8 @@ SUGGESTED: dict[str, tuple[str, ...]] = {
     "unsupported_term": _CLAIM_FIXES,
     "wrong_direction": ("drop_claim",),
     "unit_mismatch": ("drop_claim",),
+    "other_period": (),  # nothing to retry: the answer stands, its figure flagged (partial)
+    "other_variant": (),
     "no_evidence": ("widen", "relax_filters"),
     "unanswered": ("widen", "relax_filters"),
     "conflicting_sources": (),  # nothing to retry: the answer states both sides (partial)

@@ -12,7 +12,14 @@ Promises:
     `unit_mismatch` (no direction is judged then);
   - a relation the two values contradict (higher/later: a > b; lower/earlier: a < b; same:
     a == b) -> `wrong_direction`. Values may be numbers, numeric strings or ISO dates.
-Pure and deterministic; issues in the order: sides (query order), then relation claims.
+  - for each side whose value is a number, the units of its cited chunk that state it for that
+    side (validation/figures.py) are read for their period and variant; when none of them fits,
+    the first one decides: a figure dated outside the question's time window (its unit's own
+    year, else its heading's; an undated figure is no finding) -> `other_period`; a figure of a
+    variant the claim does not name for the side ("737-800" where it says "B737" or "B737 (737
+    MAX 8)") -> `other_variant`. Both carry the side as entity and the cited chunk.
+Pure and deterministic; issues in the order: sides (query order), then relation claims (each
+claim's unit_mismatch / wrong_direction, then its sides' other_period / other_variant).
 """
 
 from __future__ import annotations
@@ -22,12 +29,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.reading.units import normalize_unit
+from core.reading.variants import compact
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.types import Answer, Claim
 from perception.comparison import comparison_sides as perceived_sides
-from perception.types import Entity, Perception
+from perception.types import Entity, Perception, TimeWindow
 from validation import text as tx
 from validation.context import CheckContext
+from validation.figures import Statement, figure_statements, named_variants
 from validation.reasons import Reason
 from validation.types import Issue
 
@@ -48,17 +57,20 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
         context: unused.
 
     Returns:
-        missing_side issues, then wrong_direction / unit_mismatch issues.
+        missing_side issues, then per relation claim wrong_direction / unit_mismatch and
+        other_period / other_variant issues.
     """
     issues: list[Issue] = []
     sides = comparison_sides(perception)
     if len(sides) >= 2:
         issues.extend(_missing_sides(sides, answer, evidence))
+    by_id = {chunk.chunk_id: chunk for chunk in evidence}
     for index, claim in enumerate(answer.claims):
         if claim.kind == "relation":
             issue = _relation_issue(index, claim)
             if issue is not None:
                 issues.append(issue)
+            issues.extend(_figure_issues(index, claim, answer, by_id, perception))
     return issues
 
 
@@ -119,6 +131,67 @@ def _relation_issue(index: int, claim: Claim) -> Issue | None:
     return Issue(CHECK, "wrong_direction", f"claim {index + 1} says {name_a} is {claim.relation} than "
                  f"{name_b}, but the values are {_shown(spec_a)} and {_shown(spec_b)}",
                  claim=index, entity=name_a)
+
+
+def _figure_issues(index: int, claim: Claim, answer: Answer, by_id: dict[str, ScoredChunk],
+                   perception: Perception | None) -> list[Issue]:
+    """other_period / other_variant for each side of a relation claim whose figure, as its cited
+    chunk states it, is of another period than the question asks or another variant than the
+    claim names (see the module docstring)."""
+    if claim.relation not in _HOLDS or len(claim.values) < 2:
+        return []
+    window = perception.constraints.time if perception is not None else None
+    issues: list[Issue] = []
+    for name, spec in list(claim.values.items())[:2]:
+        value = spec.get("value") if isinstance(spec, dict) else None
+        n = spec.get("n") if isinstance(spec, dict) else None
+        citation = answer.citation(n) if isinstance(n, int) else None
+        chunk = by_id.get(citation.chunk_id) if citation is not None else None
+        if chunk is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        spellings = _spellings(name, perception)
+        named = named_variants(spellings, tx.strip_markers(claim.text))
+        statements = figure_statements(chunk, spellings, float(value), spec.get("unit"))
+        misfits = [_misfits(s, window, named) for s in statements]
+        if not statements or not all(misfits):
+            continue
+        statement, shown = statements[0], _shown(spec)
+        if "period" in misfits[0] and window is not None:
+            issues.append(Issue(CHECK, "other_period", f"claim {index + 1} gives {name}'s figure {shown}, which "
+                                f"the evidence states for {statement.dating.shown()}, but the question asks "
+                                f"about {_window_text(window)}", claim=index, chunk_id=chunk.chunk_id, entity=name))
+        if "variant" in misfits[0]:
+            issues.append(Issue(CHECK, "other_variant", f"claim {index + 1} gives {shown} as the {name} figure, "
+                                f"but the evidence states it for the {statement.variant}, a variant the "
+                                f"claim does not name", claim=index, chunk_id=chunk.chunk_id, entity=name))
+    return issues
+
+
+def _misfits(statement: Statement, window: TimeWindow | None, named: set[str]) -> set[str]:
+    """What does not fit in one statement of a figure: "period" (dated outside the window) and
+    "variant" (of a variant the claim does not name)."""
+    out = set()
+    if window is not None and statement.dating.within(window.start, window.end) is False:
+        out.add("period")
+    if statement.variant is not None and compact(statement.variant) not in named:
+        out.add("variant")
+    return out
+
+
+def _spellings(name: str, perception: Perception | None) -> list[str]:
+    """The spellings of the side a relation value is keyed by: its key, and the perceived side's
+    surface and normalised forms when the key is one of them."""
+    forms = [name]
+    for side in comparison_sides(perception):
+        if name in (side.text, side.normalized):
+            forms += [side.text, side.normalized or side.text]
+    return list(dict.fromkeys(forms))
+
+
+def _window_text(window: TimeWindow) -> str:
+    """The question's time window as a person reads it ("2023 (2023-01-01 to 2023-12-31)")."""
+    bounds = f"{window.start or '…'} to {window.end or '…'}"
+    return f"{window.text} ({bounds})" if window.text else bounds
 
 
 def _unit(spec: Any) -> str | None:
