@@ -140,7 +140,7 @@ class AnswerResult:
             "composer": dict(self.composer),
         }
         if any(a.answer.composer in WRITTEN_BY_MODEL for a in self.attempts):
-            # the trace quotes what validation rejected: kept for explanation, never live Markdown/HTML
+            # the trace quotes what validation rejected: kept for explanation, never as a live link or image
             hosts = allowed_hosts(c.url for c in final.answer.citations)
             for key in ("plan", "validation", "attempts", "operations"):
                 body[key] = sanitize_value(body[key], hosts)
@@ -291,9 +291,10 @@ class AnswerLoop:
             text = insufficient_text(perception, final.plan, final.verdict, [a.verdict for a in attempts])
         elif status == "partial":
             text = flag_issues(final.answer, final.verdict, perception.language)
-        # the one exit of every answer text (/rag, chat, the CLI): safe for Markdown and HTML renderers
+        # the one exit of every answer text (/rag, chat, the CLI): safe for Markdown renderers
         cited = final.answer.citations if status != "insufficient" else []
-        text = sanitize_answer(text, allowed_hosts(c.url for c in cited))
+        text = sanitize_answer(text, allowed_hosts(c.url for c in cited),
+                               quotes_documents=final.answer.composer not in WRITTEN_BY_MODEL)
         result = self._result(request, trace, perception, attempts, status, text, started)
         result.composer = composer_summary(request.profile, composer, attempts)
         return result

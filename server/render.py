@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from .citation_place import headings, web_address
+
 
 def _citation_line(c: dict[str, Any]) -> str:
+    """One source: [n] title > headings (source, date, status, p. N) URL kb:chunk_id; the
+    parentheses only when there is something to put in them, the URL only when the document has one."""
     date = (c.get("published_at") or c.get("updated_at") or "")[:10]
     page = f"p. {c['page']}" if c.get("page") else ""
-    parts = [p for p in (c.get("source"), date, c.get("status"), page) if p]
-    return f"  [{c['n']}] {c['title']} ({', '.join(parts)}) {c['kb']}:{c['chunk_id']}"
+    details = [p for p in (c.get("source"), date, c.get("status"), page) if p]
+    line = f"  [{c['n']}] " + " > ".join([c["title"] or c["chunk_id"], *headings(c)])
+    if details:
+        line += f" ({', '.join(details)})"
+    where = [w for w in (web_address(c), f"{c['kb']}:{c['chunk_id']}") if w]
+    return f"{line}  {'  '.join(where)}"
 
 
 def _operation_line(op: dict[str, Any]) -> str:

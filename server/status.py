@@ -154,16 +154,17 @@ def _leave_out_issues(answer: Answer, verdict: Verdict, lang: str) -> str:
 def shown_claims(answer: Answer, verdict: Verdict) -> list[dict]:
     """The answer's claims as a response shows them: a model's claim that validation rejected
     has its text withheld (`text: null`, `withheld`: the issue kinds); every shown text is
-    sanitised for Markdown and HTML renderers as the answer is (server/sanitize.py)."""
+    sanitised for Markdown renderers as the answer is (server/sanitize.py)."""
     hosts = allowed_hosts(c.url for c in answer.citations)
-    rejected = _kinds_by_claim(answer, verdict) if answer.composer in WRITTEN_BY_MODEL else {}
+    by_model = answer.composer in WRITTEN_BY_MODEL
+    rejected = _kinds_by_claim(answer, verdict) if by_model else {}
     shown = []
     for index, claim in enumerate(answer.claims):
         body = claim.to_dict()
         if index in rejected:
             body.update(text=None, withheld=sorted(set(rejected[index])))
         else:
-            body["text"] = sanitize_answer(claim.text, hosts)
+            body["text"] = sanitize_answer(claim.text, hosts, quotes_documents=not by_model)
         shown.append(body)
     return shown
 
@@ -171,5 +172,6 @@ def shown_claims(answer: Answer, verdict: Verdict) -> list[dict]:
 def shown_text(answer: Answer, verdict: Verdict) -> str:
     """An attempt's answer as the response's attempts show it: a model's answer keeps only what
     validation supported (as `flag_issues` leaves it), and every text is sanitised."""
-    text = _leave_out_issues(answer, verdict, "en") if answer.composer in WRITTEN_BY_MODEL else answer.text
-    return sanitize_answer(text, allowed_hosts(c.url for c in answer.citations))
+    by_model = answer.composer in WRITTEN_BY_MODEL
+    text = _leave_out_issues(answer, verdict, "en") if by_model else answer.text
+    return sanitize_answer(text, allowed_hosts(c.url for c in answer.citations), quotes_documents=not by_model)

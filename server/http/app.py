@@ -133,7 +133,8 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
         """Answer one question (see openapi.json for the request and response)."""
         loop = service.require_ready()
         limits = settings.limits
-        ask = parse_ask_request(decode_json(limits.max_body_bytes, limits.body_timeout_seconds), limits)
+        ask = parse_ask_request(decode_json(limits.max_body_bytes, limits.body_timeout_seconds,
+                                            example='{"query": "..."}'), limits)
         caller: Caller = g.caller
         ask.trace_id = g.request_id
         ask.acl_groups, ask.caller = caller.acl_groups, caller.to_dict()

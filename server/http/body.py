@@ -49,12 +49,12 @@ def read_body(limit: int, timeout: float = 10.0) -> bytes:
     return raw
 
 
-def decode_json(limit: int, timeout: float = 10.0) -> Any:
-    """The request body as JSON; RequestError (400, field "body") says where it is malformed."""
+def decode_json(limit: int, timeout: float = 10.0, *, example: str) -> Any:
+    """The request body as JSON; RequestError (400, field "body") says where it is malformed, and
+    for an empty body shows `example`, a body of the endpoint that reads it."""
     raw = read_body(limit, timeout)
     if not raw.strip():
-        raise RequestError("the request body is empty; send a JSON object such as {\"query\": \"...\"}",
-                           field="body")
+        raise RequestError(f"the request body is empty; send a JSON object such as {example}", field="body")
     try:
         return json.loads(raw)
     except UnicodeDecodeError:

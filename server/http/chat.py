@@ -8,7 +8,8 @@ Chat frontends (Open WebUI, LibreChat, the `openai` clients) speak this API. The
   `AskRequest.history`, so a follow-up ("and the 737 MAX 8?") is read against them
   (perception/followup.py); system, developer, assistant and tool messages are not read.
 - The reply's `content` is Markdown: the answer with its [n] markers and a "Sources" list
-  (server/markdown.py). The structured result rides in the extra top-level field `sightline`
+  (server/markdown.py: HTML outside code shown as text, each source with its headings and its
+  URL or document id). The structured result rides in the extra top-level field `sightline`
   (the POST /rag body plus `profile`, `issues` and `followup`) and in the headers
   X-Request-ID, X-Sightline-Status and X-Sightline-Config-Version. An `insufficient`
   answer is a normal 200 reply that says so.
@@ -56,6 +57,7 @@ BOOLEANS = ("stream", "logprobs", "parallel_tool_calls", "store")
 STRINGS = ("user",)
 SIGHTLINE_OPTIONS = ("kb", "now", "filters", "top_k", "max_retries", "trace")
 CHAT_TRACE = "summary"  # the trace level of a chat reply unless `sightline.trace` says otherwise
+BODY_EXAMPLE = '{"model": "sightline", "messages": [{"role": "user", "content": "..."}]}'  # for an empty body
 MODELS_CREATED = 1751328000  # 2025-07-01: profiles have no build date; a fixed one keeps the list stable
 
 
@@ -281,7 +283,8 @@ def completions():
     service = current_app.extensions["sightline"]
     loop = service.require_ready()
     limits = service.settings.limits
-    parsed = parse_chat_request(decode_json(limits.max_body_bytes, limits.body_timeout_seconds), limits)
+    parsed = parse_chat_request(decode_json(limits.max_body_bytes, limits.body_timeout_seconds, example=BODY_EXAMPLE),
+                                limits)
     ask, caller = parsed.ask, g.caller
     ask.trace_id = g.request_id
     ask.acl_groups, ask.caller = caller.acl_groups, caller.to_dict()

@@ -232,8 +232,9 @@ def _chat_schemas(limits: RequestLimits, rag_request: dict, rag_response: dict) 
     completion = _obj({"id": STR, "object": {"enum": ["chat.completion"]}, "created": INT, "model": STR,
                        "system_fingerprint": {**STR, "description": "sightline-<router config version>"},
                        "choices": {**_arr(choice), "minItems": 1, "maxItems": 1}, "sightline": _ref("SightlineResult")},
-                      description="`choices[0].message.content` is Markdown: the answer with [n] markers and a "
-                      "Sources list (title, source, date, age).")
+                      description="`choices[0].message.content` is Markdown: the answer with [n] markers (quoted "
+                      "code fenced, HTML shown as text) and a Sources list (title, headings, source, date, age, "
+                      "URL or document id).")
     model = _obj({"id": STR, "object": {"enum": ["model"]}, "created": INT, "owned_by": STR, "description": STR})
     error = _obj({"error": _obj({"message": STR, "type": STR, "param": NSTR, "code": NSTR}, extra=False)},
                  extra=False, description="OpenAI's error object.")

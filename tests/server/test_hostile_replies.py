@@ -15,6 +15,7 @@ import json
 from dataclasses import replace
 
 import pytest
+from markdown_it import MarkdownIt
 
 from orchestration import paths
 from server.http.app import create_app
@@ -110,10 +111,17 @@ def test_a_link_the_model_wrote_keeps_its_text_and_loses_its_target(app_client, 
                                   "<a href=\"javascript:alert(1)\">details</a>"],
                          ids=["script", "onerror", "anchor"])
 def test_html_the_model_wrote_is_shown_as_text(app_client, standin, html):
+    """Chat renders the reply: its HTML is escaped there, so a renderer reads none. /rag's answer is
+    JSON text, HTML as written (issue 34: escape where a reply is rendered, never in the JSON text)."""
     views = _views(app_client, standin, f"{GOOD} {html} {CITE}.")
-    for text in _shown(views):
+    for text in (views["chat"], views["stream"]):
         assert "<script" not in text and "<img" not in text and "<a " not in text
+        tokens = MarkdownIt("commonmark").parse(text)
+        assert not [t for t in tokens if t.type == "html_block"]
+        assert not [c for t in tokens for c in t.children or () if c.type == "html_inline"]
+    for text in _shown(views):
         assert "http://attacker.example" not in text
+    assert "&lt;" not in views["rag"]
 
 
 def test_no_field_of_the_response_carries_the_rejected_model_text(app_client, standin):
