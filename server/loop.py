@@ -37,7 +37,15 @@ from validation.types import Adjustment, Verdict
 from .feedback import feedback_for
 from .profiles import DEFAULT_PROFILE
 from .sanitize import allowed_hosts, sanitize_answer, sanitize_value
-from .status import WRITTEN_BY_MODEL, final_status, flag_issues, insufficient_text, shown_claims, shown_text
+from .status import (
+    WRITTEN_BY_MODEL,
+    final_status,
+    flag_issues,
+    insufficient_text,
+    rejected_by_validation,
+    shown_claims,
+    shown_text,
+)
 
 TRACE_LEVELS = ("none", "summary", "full")
 STAGES = ("perceive", "route", "retrieve", "compose", "validate")
@@ -237,6 +245,7 @@ class AnswerLoop:
         session = composer.session() if isinstance(composer, LLMComposer) else None
         feedback: list[Feedback] = []
         attempts: list[Attempt] = []
+        read: dict[int, tuple[list[ScoredChunk], list[str]]] = {}  # id(answer) -> its evidence and unwritten words
         adjustments: list[Adjustment] = []
         overrides = {key: value for key, value in (("filters", request.filters), ("top_k", request.top_k))
                      if value is not None}
@@ -277,6 +286,7 @@ class AnswerLoop:
                 op.rejected = {k: why for k, why in answer.decisions.items() if not why.startswith("chosen")}
             with trace.stage("validate"):
                 verdict = self._validate(perception, answer, evidence, now, trace, number, unwritten)
+            read[id(answer)] = (evidence, unwritten)
             attempts.append(Attempt(number, plan, [c.chunk_id for c in evidence], answer, verdict, list(adjustments),
                                     [c.score for c in evidence]))
             if verdict.ok or number == retries_allowed or not verdict.hints:
@@ -285,6 +295,9 @@ class AnswerLoop:
             adjustments += [a for a in verdict.hints if a not in adjustments]
             feedback = feedback_for(answer, verdict)
         final = attempts[-1]
+        if rejected_by_validation(final.answer, final.verdict):  # after the retries: the model had its chances
+            answer, verdict = self._instead_of_rejected(composer, attempts, read, perception, now, trace)
+            final = attempts[-1] = replace(final, answer=answer, verdict=verdict)
         status = final_status(final.answer, final.verdict)
         text = final.answer.text
         if status == "insufficient":
@@ -323,6 +336,44 @@ class AnswerLoop:
             op.kept = [word for word in specific.values() if word not in missing]
             op.rejected = {word: "no document searched that the caller may read writes it" for word in missing}
         return missing
+
+    def _instead_of_rejected(self, composer: ExtractiveComposer | LLMComposer, attempts: Sequence[Attempt],
+                             read: Mapping[int, tuple[list[ScoredChunk], list[str]]], perception, now: dt.date,
+                             trace: Trace) -> tuple[Answer, Verdict]:
+        """The composer's answer in place of the final attempt's, which validation rejected; that
+        answer and its verdict when the composer has none (its own refusal stands).
+
+        Asked once the retries are over, so a model first gets validation's feedback. The retries
+        were shaped by the model's mistakes (a chunk its junk cited is excluded next), so the
+        replacement reads each attempt's evidence in turn, the first attempt's first, and keeps
+        the first answer validation does not refuse (else the first attempt's refusal): what the
+        request would have answered had the model timed out. Each try is a `compose.fallback`
+        operation with its validation."""
+        final = attempts[-1]
+        kinds = list(dict.fromkeys(i.kind for i in final.verdict.issues))
+        why = f"validation left no claim of the model's answer standing ({', '.join(kinds)})"
+        tried: list[tuple[Answer, Verdict]] = []
+        for attempt in {id(a.answer): a for a in attempts}.values():
+            evidence, unwritten = read[id(attempt.answer)]
+            started = time.perf_counter()
+            with trace.stage("compose"):
+                instead = composer.instead_of(final.answer, perception, evidence, attempt.plan.dropped_claims, why)
+            if instead is None:
+                return final.answer, final.verdict
+            trace.add(Operation(op="compose.fallback", stage="compose",
+                                ms=round((time.perf_counter() - started) * 1000, 3),
+                                params={"attempt": final.number, "evidence_of_attempt": attempt.number,
+                                        "composer": composer.name, "used": instead.composer,
+                                        "fallback": instead.fallback, "rejected_issues": kinds},
+                                input_count=len(evidence), output_count=len(instead.claims),
+                                reason=f"{why}: the extractive composer answered from attempt {attempt.number}'s "
+                                       f"evidence instead"))
+            with trace.stage("validate"):
+                verdict = self._validate(perception, instead, evidence, now, trace, final.number, unwritten)
+            tried.append((instead, verdict))
+            if final_status(instead, verdict) != "insufficient":
+                break
+        return next((t for t in tried if final_status(*t) != "insufficient"), tried[0])
 
     def _validate(self, perception, answer, evidence, now, trace: Trace, attempt: int,
                   unwritten: Sequence[str] = ()) -> Verdict:
@@ -404,7 +455,9 @@ def composer_summary(profile: str, composer: ExtractiveComposer | LLMComposer, a
     final = attempts[-1].answer
     calls = [call for attempt in attempts for call in attempt.answer.llm_calls]
     model = composer.settings.model if isinstance(composer, LLMComposer) else None
-    detail = next((c.detail for c in reversed(calls) if c.outcome != "ok"), None) if final.fallback else None
+    detail = None
+    if final.fallback:  # the failed call's detail, or (a reply validation rejected) the composer's note
+        detail = next((c.detail for c in reversed(calls) if c.outcome != "ok"), None) or final.notes[-1]
     return {"profile": profile, "used": final.composer, "model": model, "fallback": final.fallback,
             "detail": detail, "llm_calls": len([c for c in calls if c.outcome not in NOT_SENT]),
             "tokens": {"prompt": sum(c.prompt_tokens or 0 for c in calls),

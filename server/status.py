@@ -56,6 +56,12 @@ def final_status(answer: Answer, verdict: Verdict) -> str:
     return "partial" if any(k not in flagged for k in substantive) else "insufficient"
 
 
+def rejected_by_validation(answer: Answer, verdict: Verdict) -> bool:
+    """The answer stated something (a fact or a relation) and validation left none of it standing:
+    what a composer may replace (`instead_of`); an answer that stated nothing refused by itself."""
+    return any(c.kind in SUBSTANTIVE for c in answer.claims) and final_status(answer, verdict) == "insufficient"
+
+
 def _describe_task(task) -> str:
     filters = task.filters.to_dict()
     extra = ", ".join(f"{k}={v if not isinstance(v, list) else '/'.join(v)}" for k, v in filters.items())

@@ -151,6 +151,12 @@ class ExtractiveComposer:
                       language=language, notes=notes, decisions=decisions, scoring=scoring,
                       term_weights=term_weights)
 
+    def instead_of(self, rejected: Answer, perception: Perception, evidence: Sequence[ScoredChunk],
+                   excluded_claims: Sequence[str], why: str) -> Answer | None:
+        """None: an answer this composer wrote quotes the evidence, and a rejection of it stands
+        (the loop asks every composer; the LLM composer answers with this one instead)."""
+        return None
+
     def _scoring(self, best: Sequence[Candidate], language: str) -> dict | None:
         """The model's reading for the answer: its refusal threshold and the three most probable
         units with their probability, the features that moved it most and the cross-encoder's

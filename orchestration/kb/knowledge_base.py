@@ -18,7 +18,7 @@ from typing import Any
 from core.errors import IndexUnavailable
 
 from ..retrieval.bm25 import BM25Index
-from ..retrieval.bm25_visible import VisibleBM25
+from ..retrieval.bm25_visible import VisibleBM25, visible_to
 from ..retrieval.dense import DenseIndex
 from ..retrieval.filters import FilterColumns
 from . import layout
@@ -135,7 +135,7 @@ class KnowledgeBase:
         """The keyword index as a caller with `acl_groups` sees it (None: every row): its BM25
         statistics are those of the chunks the caller may read (retrieval/bm25_visible.py)."""
         assert self.bm25 is not None and self.columns is not None, "warm_up() first"
-        return self.bm25.visible_to(self.columns.acl_mask(acl_groups))
+        return visible_to(self.bm25, self.columns.acl_mask(acl_groups))
 
     def changed(self) -> str | None:
         """Why the open build must not be served (a file changed on disk since it was opened,

@@ -8,21 +8,17 @@ and stored column-wise (one posting list per term), so a query is a sum of a few
 lists: no per-document Python work, a few milliseconds at a million chunks.
 
 The raw term frequencies and document lengths are stored beside the weights, so the same
-statistics can be computed over the rows one caller may see (`visible_to`, bm25_visible.py):
+statistics can be computed over the rows one caller may see (bm25_visible.py):
 a reply must not depend on documents its caller may not read (docs/SECURITY.md).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,11 +27,7 @@ from core.errors import IndexUnavailable
 from .arrays import load_mapped
 from .topk import top_k
 
-if TYPE_CHECKING:
-    from .bm25_visible import VisibleBM25
-
 _FILES = ("indptr.npy", "indices.npy", "data.npy", "tf.npy", "doc_len.npy")
-VIEWS_KEPT = 16  # per index: the statistics of this many distinct visible-row sets
 
 
 @dataclass(frozen=True)
@@ -65,8 +57,6 @@ class BM25Index:
         self.n_docs = n_docs
         self.params = params
         self.stats = stats
-        self._views: OrderedDict[bytes, VisibleBM25] = OrderedDict()
-        self._views_lock = threading.Lock()
 
     # --- build -------------------------------------------------------------------------
 
@@ -142,31 +132,7 @@ class BM25Index:
         return cls(vocab, indptr, indices, data, n_docs=meta["n_docs"], params=BM25Params(**meta["params"]),
                    stats=meta["stats"], tf=tf, doc_len=doc_len)
 
-    # --- what one caller may see -------------------------------------------------------
-
-    def visible_to(self, visible: np.ndarray | None) -> BM25Index | VisibleBM25:
-        """This index as a caller who sees only the rows `visible` marks: the same methods
-        (`score_query`, `idf`, `document_frequency`, `written_tokens`, `n_docs`, `stats`), with
-        every statistic (N, document frequencies, average length, the IDF floor's mean) computed
-        over those rows. The index itself when every row is visible (or `visible` is None: no
-        ACL); a view's statistics are computed once per distinct row set and kept (VIEWS_KEPT).
-        """
-        if visible is None or bool(visible.all()):
-            return self
-        key = hashlib.blake2b(np.packbits(visible).tobytes(), digest_size=16).digest()
-        with self._views_lock:
-            view = self._views.get(key)
-            if view is not None:
-                self._views.move_to_end(key)
-                return view
-        from .bm25_visible import VisibleBM25  # the view reads this module's QueryScores
-
-        view = VisibleBM25(self, visible)
-        with self._views_lock:
-            self._views[key] = view
-            while len(self._views) > VIEWS_KEPT:
-                self._views.popitem(last=False)
-        return view
+    # --- what one caller may see: bm25_visible.visible_to -----------------------------
 
     def written_tokens(self) -> list[str]:
         """Every token some row holds (the vocabulary)."""

@@ -15,16 +15,50 @@ then rounded to float32), so the view and that index agree exactly, not only to 
 
 from __future__ import annotations
 
+import hashlib
 import math
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from .bm25 import BM25Index, BM25Params, QueryScores
 
+VIEWS_KEPT = 16  # per index: the statistics of this many distinct visible-row sets
+
+
+def visible_to(index: BM25Index, visible: np.ndarray | None) -> BM25Index | VisibleBM25:
+    """The index as a caller who sees only the rows `visible` marks: the same methods
+    (`score_query`, `select`, `idf`, `document_frequency`, `written_tokens`, `n_docs`, `stats`),
+    every statistic (N, document frequencies, average length, the IDF floor's mean) computed over
+    those rows. The index itself when every row is visible (or `visible` is None: no ACL). A
+    view is computed once per index and distinct row set and kept (VIEWS_KEPT per index, held
+    with the index: a replaced build's views go with it)."""
+    if visible is None or bool(visible.all()):
+        return index
+    key = hashlib.blake2b(np.packbits(visible).tobytes(), digest_size=16).digest()
+    with _LOCK:
+        views = _VIEWS.setdefault(index, OrderedDict())
+        view = views.get(key)
+        if view is not None:
+            views.move_to_end(key)
+            return view
+    view = VisibleBM25(index, visible)
+    with _LOCK:
+        views[key] = view
+        while len(views) > VIEWS_KEPT:
+            views.popitem(last=False)
+    return view
+
+
+_VIEWS: weakref.WeakKeyDictionary[BM25Index, OrderedDict[bytes, VisibleBM25]] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
 
 class VisibleBM25:
-    """BM25 statistics and scores over the rows a caller may see (`BM25Index.visible_to`).
+    """BM25 statistics and scores over the rows a caller may see (`visible_to`).
 
     Rows keep their numbers (the index's), so the caller's masks select from its scores as from
     the index's; a hidden row is never matched.

@@ -296,7 +296,7 @@ class Retriever:
         visible = kb.columns.acl_mask(acl_groups)
         filtered = kb.columns.mask(request.filters)
         allowed = filtered if visible is None else (visible if filtered is None else visible & filtered)
-        seen = kb.bm25.n_docs if visible is None else int(visible.sum())
+        seen = len(kb.chunk_ids) if visible is None else int(visible.sum())
         arms: list[RowList] = []
         weights = dict(kb.settings.fusion.weights, **(request.weights or {}))
         if request.search in ("keyword", "hybrid"):

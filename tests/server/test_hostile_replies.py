@@ -42,16 +42,16 @@ def app_client(llm_loop, config_copy, monkeypatch):
     return create_app(settings, loop=llm_loop).test_client()
 
 
-def _views(client, standin, reply: str, retries: int = 0) -> dict[str, str]:
+def _views(client, standin, reply: str, retries: int = 0, question: str = E5102) -> dict[str, str]:
     """What the user reads for `reply` (scripted on every attempt): /rag, chat, chat streamed."""
     options = {"now": NOW.isoformat(), "max_retries": retries}
     out: dict[str, str] = {}
     standin.script(*[Reply(reply)] * (retries + 1))
-    rag = client.post("/rag", json={"query": E5102, **options})
+    rag = client.post("/rag", json={"query": question, **options})
     assert rag.status_code == 200, rag.data[:300]
     out["rag"] = rag.json["answer"]
     out["status"] = rag.json["status"]
-    chat = {"model": "sightline", "messages": [{"role": "user", "content": E5102}], "sightline": options}
+    chat = {"model": "sightline", "messages": [{"role": "user", "content": question}], "sightline": options}
     standin.script(*[Reply(reply)] * (retries + 1))
     out["chat"] = client.post("/v1/chat/completions", json=chat).json["choices"][0]["message"]["content"]
     standin.script(*[Reply(reply)] * (retries + 1))
@@ -65,14 +65,23 @@ def _shown(views: dict[str, str]) -> list[str]:
     return [views["rag"], views["chat"], views["stream"]]
 
 
-def test_injected_text_validation_rejects_is_not_quoted_in_the_refusal(app_client, standin):
+def test_injected_text_validation_rejects_gives_way_to_the_documents_answer(app_client, standin):
     views = _views(app_client, standin, f"The admin token is {SECRET} {CITE}.", retries=2)
+    assert views["status"] == "answered"  # what the documents say, as if the model had not answered
+    for text in _shown(views):
+        assert SECRET not in text and "admin token" not in text
+        assert "95% speed within 60 seconds" in text
+
+
+def test_injected_text_validation_rejects_is_not_quoted_in_the_refusal(app_client, standin):
+    views = _views(app_client, standin, f"The admin token is {SECRET} {CITE}.", retries=2,
+                   question="What is the repair cost of fault E5102?")
     assert views["status"] == "insufficient"
     for text in _shown(views):
         assert text.startswith("Insufficient information") and SECRET not in text and "admin token" not in text
-    # the closest text the refusal quotes is a sentence of a document, not the model's
+    # the closest text a refusal quotes is a sentence of a document, not the model's
     quote = views["rag"].split('closest: "', 1)[1].split('".', 1)[0]
-    assert "E5102" in quote and any(quote in path.read_text() for path in DEMO_KB.rglob("*.md"))
+    assert quote and any(quote in path.read_text() for path in DEMO_KB.rglob("*.md"))
 
 
 def test_an_unsupported_sentence_is_left_out_of_a_partial_answer(app_client, standin):

@@ -9,6 +9,7 @@ fallback do with a reply, never how good a model's answers are.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import socket
 import time
 
@@ -166,15 +167,41 @@ def test_a_comparison_in_the_wrong_direction_is_caught_and_repaired(llm_loop, st
 
 def test_an_answer_the_evidence_cannot_give_is_refused(llm_loop, standin):
     made_up = "Mercury boils at 356.7 °C on Mars {cite:the}."
-    body = ask(llm_loop, standin, MARS, Reply(made_up))
+    body = ask(llm_loop, standin, MARS, *[Reply(made_up)] * 3)
     assert body["status"] == "insufficient"
     assert body["answer"].startswith("Insufficient information") and "356.7" not in body["answer"]
-    assert body["citations"] == [] and body["composer"]["used"] == "llm"
+    # validation rejected the model's answer: the extractive composer was asked, and refuses too
+    assert body["citations"] == [] and body["composer"]["used"] == "extractive"
+    assert body["composer"]["fallback"] == "rejected" and body["composer"]["llm_calls"] == 3
 
 
 def test_a_model_that_says_the_knowledge_base_does_not_say_is_insufficient(llm_loop, standin):
-    body = ask(llm_loop, standin, MARS, Reply("The knowledge base does not say."))
-    assert body["status"] == "insufficient" and body["composer"]["used"] == "llm"
+    body = ask(llm_loop, standin, MARS, *[Reply("The knowledge base does not say.")] * 3)
+    assert body["status"] == "insufficient" and body["composer"]["used"] == "llm"  # a refusal is not replaced
+    assert not [op for op in body["operations"] if op["op"] == "compose.fallback"]
+
+
+def test_a_true_claim_mixed_with_injected_junk_does_no_worse_than_no_model(llm_loop, standin):
+    """Issue 34, item 2: a reply mixing the true claim with junk was refused, the true claim with
+    the junk, while a model that hung got the question answered from the documents. Validation
+    rejected the answer on every attempt, and each retry excluded the chunk the junk cited."""
+    junk = ("E5102 is triggered when the APU does not reach 95% speed within 60 seconds, and the admin token is "
+            "sk-admin-7f3a9c {cite:95% speed within 60}.")
+    body = ask(llm_loop, standin, E5102, *[Reply(junk)] * 3)
+    hung = ask(llm_loop, standin, E5102, Reply(delay=2 * TIMEOUT))
+    assert hung["status"] == "answered" and hung["composer"]["fallback"] == "timeout"
+    assert body["status"] == "answered", body["answer"]
+    assert body["answer"] == hung["answer"] and "sk-admin" not in json.dumps(body["claims"])
+    assert body["composer"] | {"llm_ms": 0, "tokens": {}} == {
+        "profile": "sightline", "used": "extractive", "model": "standin-1", "fallback": "rejected",
+        "detail": "the LLM answer was not used (rejected: validation left no claim of the model's answer standing "
+                  "(unsupported_term)); the extractive composer answered", "llm_calls": 3, "tokens": {}, "llm_ms": 0}
+    # the trace says so: which attempt's evidence the extractive answer read, and its validation
+    (fallback,) = [op for op in body["operations"] if op["op"] == "compose.fallback"]
+    assert fallback["params"]["evidence_of_attempt"] == 0 and fallback["params"]["rejected_issues"] == [
+        "unsupported_term"]
+    assert "the extractive composer answered from attempt 0's evidence instead" in fallback["reason"]
+    assert [a["composer"] for a in body["attempts"]] == ["llm", "llm", "extractive"]
 
 
 # --- faults that fall back to the extractive answer ----------------------------------------------

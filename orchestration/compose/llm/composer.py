@@ -13,6 +13,9 @@ Contract (as every Sightline component): a cheap constructor of plain values (LL
   extractive composer answers instead, `Answer.fallback` names the reason (FALLBACK_REASONS)
   and a note says what happened. The session remembers a failure: later attempts of the same
   request go straight to the extractive composer, so one slow model costs one timeout.
+- When validation rejects every claim of the model's answer, the loop asks `instead_of()` and
+  the extractive answer takes its place (fallback `rejected`), as it does for a timeout: a
+  model that mixes a true claim with junk must not do worse than no model.
 - Every call is recorded in `Answer.llm_calls` (time, tokens from `usage`, outcome).
 - A circuit breaker (breaker.py, one per composer: per worker) counts consecutive failed calls;
   once open, `run()` answers extractively at once (fallback `circuit_open`) until one probe
@@ -40,8 +43,9 @@ from .reply import parse_reply
 from .settings import LLMSettings
 
 log = logging.getLogger("sightline.compose.llm")
+REJECTED = "rejected"  # validation found no claim of the model's answer supported (the loop asks, `instead_of`)
 FALLBACK_REASONS = ("timeout", "connection", "http_4xx", "http_5xx", "malformed", "empty", "uncited", "budget",
-                    CIRCUIT_OPEN)
+                    CIRCUIT_OPEN, REJECTED)
 NOT_SENT = ("budget", CIRCUIT_OPEN)  # outcomes of an LLMCall that never reached the model
 MIN_CALL_SECONDS = 0.05  # less budget than this left: do not start a call
 
@@ -161,6 +165,15 @@ class LLMComposer:
             notes.append(f"the LLM's reply was cut at max_tokens={self.settings.max_tokens}")
         return Answer(text=parsed.text, claims=parsed.claims, citations=parsed.citations, composer=self.name,
                       language=language, notes=notes, llm_calls=[call])
+
+    def instead_of(self, rejected: Answer, perception: Perception, evidence: Sequence[ScoredChunk],
+                   excluded_claims: Sequence[str], why: str) -> Answer | None:
+        """The answer to give in place of one validation rejected (`why`: what it found): the
+        extractive one, when the model wrote the rejected answer (fallback `rejected`, its LLM
+        calls kept for the cost); None when the extractive composer wrote it already."""
+        if rejected.composer != self.name:
+            return None
+        return self._fallback(perception, evidence, excluded_claims, REJECTED, why, list(rejected.llm_calls))
 
     def _fallback(self, perception: Perception, evidence: Sequence[ScoredChunk], excluded_claims: Sequence[str],
                   reason: str, detail: str, calls: list[LLMCall]) -> Answer:

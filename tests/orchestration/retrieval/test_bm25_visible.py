@@ -14,6 +14,7 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from orchestration.retrieval.bm25 import BM25Index
+from orchestration.retrieval.bm25_visible import visible_to
 from orchestration.retrieval.federation import shared_idf
 from orchestration.unwritten import vocabulary_of
 
@@ -38,7 +39,7 @@ def views():
     visible[hidden] = False
     full = BM25Index.build(docs)
     alone = BM25Index.build([d for d, seen in zip(docs, visible, strict=True) if seen])
-    return full, full.visible_to(visible), alone, visible, docs
+    return full, visible_to(full, visible), alone, visible, docs
 
 
 @pytest.mark.parametrize("query", QUERIES)
@@ -89,13 +90,13 @@ def test_knowledge_bases_searched_as_one_share_the_callers_statistics(views):
 
 def test_every_row_visible_is_the_index_itself_and_views_are_kept(views):
     full, view, _alone, visible, _docs = views
-    assert full.visible_to(None) is full
-    assert full.visible_to(np.ones(full.n_docs, dtype=bool)) is full
-    assert full.visible_to(visible.copy()) is view  # computed once per row set
+    assert visible_to(full, None) is full
+    assert visible_to(full, np.ones(full.n_docs, dtype=bool)) is full
+    assert visible_to(full, visible.copy()) is view  # computed once per row set
 
 
 def test_a_saved_index_keeps_what_a_view_needs(views, tmp_path):
     full, view, alone, visible, _docs = views
     full.save(tmp_path / "bm25")
-    loaded = BM25Index.load(tmp_path / "bm25").visible_to(visible)
+    loaded = visible_to(BM25Index.load(tmp_path / "bm25"), visible)
     np.testing.assert_array_equal(loaded.get_scores(["w1", "common"])[visible], alone.get_scores(["w1", "common"]))
