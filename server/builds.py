@@ -8,6 +8,9 @@ request sees half of two builds. A damaged new build is refused and the old one 
 serving; /readyz shows both. The old build is closed after the swap, which releases this
 process's hold on it (pruning never deletes a build a live process holds).
 
+A KB whose build was refused when the process started is served without (the others answer,
+server/loop.py) and opened as soon as a new build is there.
+
 Each check also compares every open build's files with what was opened (size, mtime, inode:
 orchestration/kb/integrity.py): a build changed under a live process (a file truncated or
 rewritten by hand) is listed in `changed` with the reason, and /readyz reports it as not ready.
@@ -63,6 +66,8 @@ class BuildWatcher:
                 try:
                     if kb.ready and kb.current_changed() and self._switch(name, kb):
                         switched.append(name)
+                    if not kb.ready and self._open(name, kb):
+                        switched.append(name)
                     self._note_changes(name, self.retriever.knowledge_bases[name])
                 except Exception as exc:  # noqa: BLE001 - a failed check must never fail a request
                     reason = f"checking for a new build failed ({type(exc).__name__}: {exc})"
@@ -81,6 +86,22 @@ class BuildWatcher:
             log.error("a served build changed on disk: its knowledge base is unavailable until it is rebuilt",
                       extra={"event": "kb_changed", "kb": name, "reason": problem})
         self.changed[name] = problem
+
+    def _open(self, name: str, kb: Any) -> bool:
+        """Open a KB that is not open (its build was refused at start): True once a new build opens.
+        The build refused last time is not read again (the KB remembers it), so this costs a stat
+        until `sightline ingest` writes a new one."""
+        with self.lock:
+            try:
+                kb.warm_up()
+            except SightlineError:
+                return False
+            if self.on_switch:
+                self.on_switch()
+        log.warning("knowledge base opened on a new build", extra={
+            "event": "kb_switch", "kb": name, "result": "ok", "build_after": kb.describe().get("build_id"),
+            "chunks": kb.describe().get("chunks")})
+        return True
 
     def _switch(self, name: str, old: Any) -> bool:
         try:

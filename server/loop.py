@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from core.errors import IndexUnavailable
 from orchestration.compose.extractive import ExtractiveComposer
 from orchestration.compose.llm import NOT_SENT, LLMComposer
 from orchestration.executor import Executor
@@ -38,6 +39,7 @@ from .feedback import feedback_for
 from .profiles import DEFAULT_PROFILE
 from .sanitize import allowed_hosts, sanitize_answer, sanitize_value
 from .status import (
+    UNAVAILABLE_WHY,
     WRITTEN_BY_MODEL,
     final_status,
     flag_issues,
@@ -45,6 +47,7 @@ from .status import (
     rejected_by_validation,
     shown_claims,
     shown_text,
+    unavailable_note,
 )
 
 TRACE_LEVELS = ("none", "summary", "full")
@@ -111,6 +114,8 @@ class AnswerResult:
         trace_id, config_version: the request's trace id and the router config that served it.
         caller: how the response names who asked (server.callers.Caller.to_dict()).
         composer: who wrote the final answer and what the LLM cost (`composer_summary`).
+        unavailable_kbs: {name: why} of the knowledge bases the plan would have searched and could
+            not (their index cannot be read now); the others answered.
     """
 
     status: str
@@ -123,6 +128,7 @@ class AnswerResult:
     config_version: str
     caller: dict[str, Any]
     composer: dict[str, Any] = field(default_factory=dict)
+    unavailable_kbs: dict[str, str] = field(default_factory=dict)
 
     @property
     def final(self) -> Attempt:
@@ -146,6 +152,7 @@ class AnswerResult:
             "config_version": self.config_version,
             "caller": dict(self.caller),
             "composer": dict(self.composer),
+            "unavailable_kbs": [{"kb": name, "reason": why} for name, why in sorted(self.unavailable_kbs.items())],
         }
         if any(a.answer.composer in WRITTEN_BY_MODEL for a in self.attempts):
             # the trace quotes what validation rejected: kept for explanation, never as a live link or image
@@ -246,6 +253,7 @@ class AnswerLoop:
         feedback: list[Feedback] = []
         attempts: list[Attempt] = []
         read: dict[int, tuple[list[ScoredChunk], list[str]]] = {}  # id(answer) -> its evidence and unwritten words
+        unavailable: dict[str, str] = {}  # KB -> why the plans searched without it
         adjustments: list[Adjustment] = []
         overrides = {key: value for key, value in (("filters", request.filters), ("top_k", request.top_k))
                      if value is not None}
@@ -255,6 +263,7 @@ class AnswerLoop:
                 plan = router.run(perception, hints=adjustments, attempt=number, kbs=request.kbs, overrides=overrides)
                 op.output_count = len(plan.tasks)
                 op.kept = [t.id for t in plan.tasks]
+                plan = self._without_unavailable(plan, request.kbs, trace, number, unavailable)
             deterministic = not isinstance(composer, LLMComposer)
             repeated = _same_plan(plan, attempts) if deterministic else None
             if repeated is not None:
@@ -304,12 +313,15 @@ class AnswerLoop:
             text = insufficient_text(perception, final.plan, final.verdict, [a.verdict for a in attempts])
         elif status == "partial":
             text = flag_issues(final.answer, final.verdict, perception.language)
+        if unavailable:
+            text += "\n\n" + unavailable_note(sorted(unavailable), perception.language)
         # the one exit of every answer text (/rag, chat, the CLI): safe for Markdown renderers
         cited = final.answer.citations if status != "insufficient" else []
         text = sanitize_answer(text, allowed_hosts(c.url for c in cited),
                                quotes_documents=final.answer.composer not in WRITTEN_BY_MODEL)
         result = self._result(request, trace, perception, attempts, status, text, started)
         result.composer = composer_summary(request.profile, composer, attempts)
+        result.unavailable_kbs = unavailable
         return result
 
     # --- helpers -----------------------------------------------------------------------
@@ -319,6 +331,38 @@ class AnswerLoop:
         if request.max_retries is None:
             return limit
         return request.max_retries
+
+    def _without_unavailable(self, plan: Plan, named: Sequence[str] | None, trace: Trace, attempt: int,
+                             unavailable: dict[str, str]) -> Plan:
+        """The plan without the tasks of knowledge bases that cannot be searched now (a build that is
+        missing, damaged or changed on disk since it was opened), each added to `unavailable` with
+        the reason a caller is told, and a `kb.unavailable` operation saying so.
+
+        Raises:
+            IndexUnavailable: a KB the request named cannot be searched, or none of the plan's can
+                (503, naming the KB and the fix).
+        """
+        failed: dict[str, IndexUnavailable] = {}
+        kbs = list(dict.fromkeys(task.kb for task in plan.tasks))
+        for name in kbs:
+            try:
+                self.retriever.kb(name).require_intact()
+            except IndexUnavailable as exc:
+                failed[name] = exc
+        if not failed:
+            return plan
+        asked = [name for name in failed if name in (named or ())]
+        if asked or len(failed) == len(kbs):
+            raise failed[asked[0] if asked else kbs[0]]
+        why = UNAVAILABLE_WHY["en"]
+        unavailable.update((name, why) for name in failed)
+        trace.add(Operation(op="kb.unavailable", stage="route", params={"attempt": attempt, "kbs": sorted(failed)},
+                            input_count=len(kbs), output_count=len(kbs) - len(failed),
+                            kept=[name for name in kbs if name not in failed],
+                            rejected={name: why for name in failed},
+                            reason="searched without the knowledge bases whose index cannot be read now; "
+                                   "/readyz names the file and the fix"))
+        return replace(plan, tasks=[task for task in plan.tasks if task.kb not in failed])
 
     def _unwritten(self, perception, plan: Plan, trace: Trace, attempt: int,
                    acl_groups: Sequence[str] | None) -> list[str]:

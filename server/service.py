@@ -295,7 +295,8 @@ class Service:
                   "builds": builds,
                   "api_keys": {"keys": len(self.keys.names), "file_error": self.keys.last_error},
                   "llm": self._llm_check()}
-        missing = [f"knowledge base '{n}' is not loaded" for n, ok in kbs.items() if not ok]
+        missing = [f"knowledge base '{n}' is not loaded" + (f": {why}" if (why := self._failure_of(n)) else "")
+                   for n, ok in kbs.items() if not ok]
         missing += [self.builds.changed[n] for n in kbs if n in self.builds.changed]  # files changed under it
         if not embedder:
             missing.append("the embedding model is not loaded")
@@ -305,6 +306,11 @@ class Service:
             self.keys_error = None
         reason = "; ".join(missing) or None
         return reason is None, {"ready": reason is None, "reason": reason, "worker": os.getpid(), "checks": checks}
+
+    def _failure_of(self, name: str) -> str | None:
+        """Why a KB that is not open was refused (its build's file and the fix), None when unknown."""
+        assert self.loop is not None  # readiness asks only of a loaded loop
+        return self.loop.retriever.knowledge_bases[name].failure
 
     def llm_breaker(self) -> Any:
         """This worker's LLM circuit breaker (orchestration/compose/llm/breaker.py), None without an LLM."""

@@ -30,6 +30,11 @@ LIST_SEPARATOR = {"en": "; ", "zh": "；"}
 OUTDATED = {"en": "the documents on this are outside the allowed age or time window",
             "zh": "相关文件超出了允许的时效或时间范围"}
 AGE_KINDS = ("too_old", "outside_window")
+UNAVAILABLE = {"en": "Knowledge base {names} could not be searched: {why}.",
+               "zh": "知识库 {names} 暂时无法检索：{why}。"}
+# what a caller is told of a KB left out (the operator reads the file and the fix at /readyz)
+UNAVAILABLE_WHY = {"en": "its index cannot be read now (missing, damaged or being replaced); the others were searched",
+                   "zh": "其索引目前无法读取（缺失、损坏或正在替换）；已检索其他知识库"}
 LEFT_OUT = {"en": "Left out {n} statement{s} the cited sources do not support ({kinds}).",
             "zh": "已略去 {n} 条引用来源不支持的陈述（{kinds}）。"}
 WRITTEN_BY_MODEL = ("llm",)  # composers whose text is their own words, not quotes of the evidence
@@ -54,6 +59,13 @@ def final_status(answer: Answer, verdict: Verdict) -> str:
         return "answered"
     flagged = flagged_claims(verdict)
     return "partial" if any(k not in flagged for k in substantive) else "insufficient"
+
+
+def unavailable_note(names: Sequence[str], language: str) -> str:
+    """The line an answer ends with when knowledge bases of its plan could not be searched."""
+    lang = _lang(language)
+    listed = LIST_SEPARATOR[lang].join(f"'{n}'" for n in names)
+    return f"{NOTE[lang]}{PUNCTUATION[lang][1]}" + UNAVAILABLE[lang].format(names=listed, why=UNAVAILABLE_WHY[lang])
 
 
 def rejected_by_validation(answer: Answer, verdict: Verdict) -> bool:

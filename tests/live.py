@@ -110,7 +110,7 @@ class Live:
         bodies: dict[int, dict] = {}
         while True:
             status, _h, body = self.admin("GET", "/readyz")
-            assert status == 200, body
+            assert status in (200, 503) and "worker" in body, body  # 503: that worker is not ready (body says why)
             bodies[body["worker"]] = body
             workers = set(self.worker_pids())
             if workers <= set(bodies):

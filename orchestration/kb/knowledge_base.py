@@ -60,6 +60,11 @@ class KnowledgeBase:
     def ready(self) -> bool:
         return self.store is not None
 
+    @property
+    def failure(self) -> str | None:
+        """Why the last build tried was refused, naming the file and the fix (None when none was)."""
+        return None if self._failed is None else self._failed[1].message
+
     def warm_up(self) -> None:
         """Open the current build; IndexUnavailable names the directory, the file and the fix.
 

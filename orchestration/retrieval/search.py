@@ -14,6 +14,7 @@ the trace with its reason.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import RequestError, UnknownKnowledgeBase
+from core.errors import IndexUnavailable, RequestError, UnknownKnowledgeBase
 from core.vocab import SEARCH_TYPES
 
 from ..kb.knowledge_base import KnowledgeBase
@@ -34,6 +35,8 @@ from .fusion import Fused, Fuser, RowList
 from .query_terms import query_terms
 from .scored import ScoredChunk
 from .tokenize import tokenize
+
+log = logging.getLogger("sightline.retrieval")
 
 
 @dataclass
@@ -112,9 +115,25 @@ class Retriever:
         self._vector_cache: dict[tuple[str, str], np.ndarray] = {}
 
     def open(self) -> None:
-        """Open every KB (map its indexes); embedders load when first asked to embed."""
+        """Open every KB that can be opened (map its indexes); embedders load when first asked.
+
+        A KB whose build is missing or damaged stays closed (it remembers why, and a request
+        naming it gets that error, 503), so one damaged KB does not keep the others from being
+        served; its next build is tried when a request asks for it.
+
+        Raises:
+            IndexUnavailable: no KB could be opened (the first one's reason).
+        """
+        failures: list[IndexUnavailable] = []
         for kb in self.knowledge_bases.values():
-            kb.warm_up()
+            try:
+                kb.warm_up()
+            except IndexUnavailable as exc:
+                log.error("knowledge base not opened; the others are served without it: %s", exc.message,
+                          extra={"event": "kb_unavailable", "kb": kb.name})
+                failures.append(exc)
+        if failures and len(failures) == len(self.knowledge_bases):
+            raise failures[0]
 
     def warm_up(self) -> None:
         """Open every KB and load the embedders their indexes need (the default one when none is open)."""

@@ -147,6 +147,11 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
         "timing": timing, "config_version": {**STR, "description": "Router config version (content hash)."},
         "caller": _ref("Caller"),
         "composer": _ref("Composer"),
+        "unavailable_kbs": {**_arr(_obj({"kb": STR, "reason": STR}, extra=False)),
+                            "description": "Knowledge bases the plan would have searched whose index cannot be "
+                                           "read now (missing, damaged or being replaced): the others answered, "
+                                           "and the answer ends with a note saying so. A request that names such "
+                                           "a knowledge base gets 503 instead."},
     }, extra=False)
     composer = _obj({
         "profile": {**STR, "description": "The answer profile: sightline or sightline-extractive."},

@@ -158,7 +158,7 @@ def test_rebuilds_while_serving_switch_every_worker_and_never_delete_a_build_in_
     assert new in remaining and first not in remaining and len(remaining) <= 3, remaining
 
 
-def test_a_build_damaged_before_start_is_refused_saying_why_and_a_rebuild_brings_the_service_up(
+def test_a_build_damaged_before_start_is_refused_saying_why_the_others_serve_and_a_rebuild_brings_it_up(
         private_kbs, embedder, tmp_path):
     settings, kb_dir = private_kbs.knowledge_bases["manuals"], private_kbs.kb_dir("manuals")
     damaged = layout.current_build(kb_dir) / "bm25" / "data.npy"
@@ -172,13 +172,16 @@ def test_a_build_damaged_before_start_is_refused_saying_why_and_a_rebuild_brings
         assert "sightline ingest" in body["reason"] and str(damaged.parent.parent) in body["reason"]
         status, _h, anonymous = live.request("GET", "/readyz")
         assert status == 503 and str(kb_dir) not in str(anonymous)  # paths are for the admin only
-        status, _h, body = live.request("POST", "/rag", QUESTION)
+        status, _h, body = live.request("POST", "/rag", QUESTION)  # the other KBs answer without it
+        assert status == 200 and [u["kb"] for u in body["unavailable_kbs"]] == ["manuals"], body
+        status, _h, body = live.request("POST", "/rag", {**QUESTION, "kb": ["manuals"]})
         assert status == 503 and "bm25/data.npy" in body["error"]["message"]
         assert psutil.Process(live.process.pid).is_running()
 
         ingest(settings, kb_dir, embedder, progress=False, rebuild=True)
-        _wait(lambda: live.request("POST", "/rag", QUESTION)[0] == 200, 60, "answers after the rebuild")
-        assert live.request("GET", "/readyz")[0] == 200
+        live.wait_every_worker(lambda b: b["ready"], "every worker opens the rebuilt KB", seconds=60)
+        status, _h, body = live.request("POST", "/rag", {**QUESTION, "kb": ["manuals"]})
+        assert status == 200 and body["unavailable_kbs"] == [] and body["citations"], body
     finally:
         live.stop()
 
@@ -240,11 +243,16 @@ def test_a_file_truncated_under_a_live_build_is_named_by_readyz_refused_by_reque
             body["reason"]), body
         assert "sightline ingest" in body["reason"] and str(build) in body["reason"]
         assert "bm25/data.npy truncated" in body["checks"]["builds"]["manuals"]["changed"]
-        replies = [_answer(live.request, "POST", "/rag", QUESTION) for _ in range(6)]
+        replies = [_answer(live.request, "POST", "/rag", {**QUESTION, "kb": ["manuals"]}) for _ in range(6)]
         assert None not in replies, "a request got no HTTP reply (a worker died)"
         for status, _h, reply in replies:
             assert status == 503 and reply["error"]["code"] == "index_unavailable", reply
             assert "'manuals'" in reply["error"]["message"] and "bm25/data.npy truncated" in reply["error"]["message"]
+        # a question naming no KB is answered by the others, and told which one was left out
+        replies = [_answer(live.request, "POST", "/rag", QUESTION) for _ in range(4)]
+        assert None not in replies, "a request got no HTTP reply (a worker died)"
+        for status, _h, reply in replies:
+            assert status == 200 and [u["kb"] for u in reply["unavailable_kbs"]] == ["manuals"], reply
         other = {"query": "Who handles an invoice that does not match the contract?", "kb": ["policies"],
                  "now": "2025-07-10", "trace": "none", "max_retries": 0}
         status, _h, reply = live.request("POST", "/rag", other)
