@@ -3,7 +3,7 @@ shipped model's dev figures").
 
 The whole loop with the shipped model on the SQuAD 2.0 dev articles, measured exactly as
 `SIGHTLINE_ANSWER_MODEL=1 sightline eval squad --split dev` measures it; the figures
-docs/EVALUATION.md quotes ("The answer model through the whole loop"). About two minutes and it
+docs/EVALUATION.md quotes ("Current figures", the SQuAD dev row). About two minutes and it
 reads ../shared/eval, so the default run skips it: `make test-figures` runs it. A change that
 moves these figures must re-measure them and say so.
 """
@@ -24,15 +24,10 @@ pytestmark = [
     pytest.mark.skipif(not (DEFAULT_DATA / "squad2").is_dir(), reason=f"no SQuAD 2.0 under {DEFAULT_DATA}"),
 ]
 
-# SQuAD 2.0 dev articles (evaluation/answers/splits.py), 1,366 questions, model on. Re-measured
-# 2026-12-05 (0.7496 / 0.3130 / 0.1125 before): the clitic "s" of a possessive ("Tesla's") is no
-# longer a focus term every unit lacked, so 5 unanswerable questions it had refused now pass, and
-# one answerable question is no longer refused (docs/EVALUATION.md, "Eleventh session"). Re-measured
-# 2026-12-05 (0.7496 / 0.3053 / 0.1111 before): a specific word no paragraph writes refuses
-# (orchestration/unwritten.py; "Twelfth session"): 43 more unanswerable questions refused, 4 more
-# answerable ones. Re-measured 2026-12-06 (0.7440 / 0.3710 / 0.1167 before): the model refitted on
-# the lexical score weighed by rarity, and its refusal reading the rules on the whole answer
-# ("Fourteenth session").
+# SQuAD 2.0 dev articles (evaluation/answers/splits.py), 1,366 questions, model on, at 74981f0:
+# the model refitted on the lexical score weighed by rarity, its refusal reading the rules on the
+# whole answer. Each earlier re-measure and its reason: `git log -p` of this file (the clitic "s"
+# at 292f7fb, the unwritten-word refusal at f290d4a).
 EXPECTED = {"lead_answer": 0.7511, "unanswerable_refused": 0.3710, "false_refusal": 0.1238}
 TOLERANCE = 0.002  # deterministic; one question is 0.0015 of either half
 
