@@ -275,7 +275,7 @@ def with_refusal(model: AnswerModel, outcomes: dict[str, dict[str, np.ndarray]])
     verdict on the whole answer, fitted on the dev questions (the cross-encoder has read the train
     articles, so their scores are optimistic), the threshold chosen on dev, the test figures
     recorded. Both languages read the rules: on the whole answer they refused more unanswerable
-    dev questions at the same false refusal (docs/EVALUATION.md, fourteenth session)."""
+    dev questions at the same false refusal (docs/EVALUATION.md, "Settings chosen from the figures")."""
     from .refusal import choose_refusal_threshold, fit_refusal, refusal_figures
 
     dev = outcomes["dev"]
