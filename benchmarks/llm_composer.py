@@ -32,10 +32,13 @@ from typing import Any
 from core.errors import SightlineError
 from orchestration.compose.llm import LLMSettings
 from server.bootstrap import build_loop
+from server.callers import Caller
+from server.context import RequestContext
 from server.loop import AnswerLoop, AskRequest
 from tests.llm_standin import Reply, StandIn
 
 NOW = dt.date(2025, 7, 1)
+OPERATOR = Caller("operator", "operator", unrestricted=True)  # sees every document
 TIMEOUT = 0.5
 E5102 = "What triggers error code E5102?"
 FUEL = "Compare the fuel burn of the A320 and the B737 in 2023"
@@ -114,7 +117,8 @@ def _ask(loop: AnswerLoop, standin: StandIn, query: str, replies: list[Reply], p
          ) -> tuple[dict[str, Any], float]:
     standin.script(*replies)
     started = time.perf_counter()
-    body = loop.answer(AskRequest(query=query, now=NOW, acl_groups=None, profile=profile)).to_body("full")
+    context = RequestContext.create(NOW, caller=OPERATOR, profile=profile)
+    body = loop.answer(AskRequest(query=query, context=context)).to_body("full")
     return body, (time.perf_counter() - started) * 1000
 
 

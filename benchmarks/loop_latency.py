@@ -111,6 +111,7 @@ def run(data: Path | None, every: int, passes: int, limit: int | None, progress:
     from evaluation.datasets import load_queries, set_folder
     from evaluation.multihop_loop import _query_date, build_loop
     from evaluation.runner import eval_kb_config
+    from server.context import RequestContext
     from server.loop import AskRequest
 
     folder = set_folder("multihop", data)
@@ -123,8 +124,10 @@ def run(data: Path | None, every: int, passes: int, limit: int | None, progress:
     started = time.perf_counter()
     loop = build_loop(config, "multihop")
     load_s = time.perf_counter() - started
-    requests = [AskRequest(query=q.text, now=_query_date(q), trace="summary") for q in queries]
-    served_before = [AskRequest(query=q.text, now=_query_date(q), trace="none") for q in others]
+    requests = [AskRequest(query=q.text, context=RequestContext.create(_query_date(q), trace_level="summary"))
+                for q in queries]
+    served_before = [AskRequest(query=q.text, context=RequestContext.create(_query_date(q), trace_level="none"))
+                     for q in others]
     per_query: list[dict[str, list[float]]] = [{s: [] for s in COLUMNS} for _ in queries]
     results: dict[str, Any] = {}
     load_before = _load()

@@ -204,9 +204,11 @@ def build_docs_loop(kb_config: KBConfig, name: str):
 
 
 def ask(loop, question: DocQuestion) -> dict[str, Any]:
+    from server.context import RequestContext
     from server.loop import AskRequest
 
-    return loop.run(AskRequest(query=question.question, kbs=[KB_OF[question.set]], now=DOCS_NOW, trace="summary"))
+    return loop.run(AskRequest(query=question.question, kbs=[KB_OF[question.set]],
+                               context=RequestContext.create(DOCS_NOW, trace_level="summary", endpoint="eval")))
 
 
 def run_questions(loops: dict[str, Any], questions: Sequence[DocQuestion], progress: bool = True

@@ -19,6 +19,7 @@ from orchestration.paths import config_dir
 from orchestration.router.config import load_router_config
 from perception import PerceptionAgent
 from server.bootstrap import build_loop
+from server.context import RequestContext
 from server.loop import AskRequest
 
 from .datasets import EvalQuery
@@ -41,7 +42,8 @@ def run_hotpotqa_loop(kb_config: KBConfig, kb_name: str, queries: Sequence[EvalQ
     typed: dict[str, list[dict[str, float]]] = {}
     timings: dict[str, list[float]] = {s: [] for s in STAGES}
     for query in tqdm(queries, desc="hotpotqa router", disable=not progress, file=sys.stderr):
-        body = loop.run(AskRequest(query=query.text, kbs=[kb_name], trace="summary"))
+        body = loop.run(AskRequest(query=query.text, kbs=[kb_name],
+                                   context=RequestContext.create(trace_level="summary", endpoint="eval")))
         for stage in STAGES:
             timings[stage].append(body["timing"][stage])
         evidence_ids = body["attempts"][-1]["evidence"] if body["attempts"] else []

@@ -27,6 +27,7 @@ from orchestration.paths import REPO_ROOT, config_dir
 from orchestration.router.config import load_router_config
 from perception import PerceptionAgent
 from server.bootstrap import build_loop
+from server.context import RequestContext
 from server.loop import AnswerLoop, AskRequest
 
 from . import rgb
@@ -63,7 +64,8 @@ def _pool_accuracy(loop: AnswerLoop, kbs: list[str], queries: list[rgb.EvalQuery
     hits = []
     for query in queries:
         if query.raw.get("positive"):
-            body = loop.run(AskRequest(query=query.text, kbs=kbs, now=rgb.RGB_NOW, trace="summary"))
+            body = loop.run(AskRequest(query=query.text, kbs=kbs, context=RequestContext.create(
+                rgb.RGB_NOW, trace_level="summary", endpoint="eval")))
             hits.append(body["status"] != "insufficient" and rgb.contains_answer(body["answer"], query.raw["answer"]))
     return round(sum(hits) / max(len(hits), 1), 4)
 

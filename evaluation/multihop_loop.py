@@ -25,6 +25,7 @@ from orchestration.paths import config_dir
 from orchestration.router.config import load_router_config
 from perception import PerceptionAgent
 from server import bootstrap
+from server.context import RequestContext
 from server.loop import AnswerLoop, AskRequest
 
 from .datasets import EvalQuery
@@ -71,7 +72,8 @@ def run_loop_eval(loop: AnswerLoop, kb_name: str, queries: Sequence[EvalQuery], 
     gold_hits: list[float] = []
     statuses: dict[str, dict[str, int]] = {}
     for query in tqdm(queries, desc="multihop router", disable=not progress, file=sys.stderr):
-        body = loop.run(AskRequest(query=query.text, now=_query_date(query), trace="summary"))
+        body = loop.run(AskRequest(query=query.text, context=RequestContext.create(
+            _query_date(query), trace_level="summary", endpoint="eval")))
         for stage in STAGES:
             timings[stage].append(body["timing"][stage])
         refused = body["status"] == "insufficient"

@@ -31,6 +31,7 @@ from typing import Any
 from tqdm import tqdm
 
 from orchestration.kb.config import KBConfig
+from server.context import RequestContext
 from server.loop import AnswerLoop, AskRequest
 
 from .builds import build_eval_kb, eval_loop
@@ -112,8 +113,8 @@ def contains_answer(text: str, answer: Any) -> bool:
 def ask(loop: AnswerLoop, kbs: Sequence[str], lang: str, query: EvalQuery, roles: Sequence[str]) -> dict[str, Any]:
     """One run of the loop over the passages of `roles` of this query only, searching `kbs`."""
     sources = [source_tag(lang, query.id, role) for role in roles]
-    return loop.run(AskRequest(query=query.text, kbs=list(kbs), now=RGB_NOW, filters={"source": sources},
-                               trace="summary"))
+    return loop.run(AskRequest(query=query.text, kbs=list(kbs), filters={"source": sources},
+                               context=RequestContext.create(RGB_NOW, trace_level="summary", endpoint="eval")))
 
 
 def _has_passages(query: EvalQuery, roles: Sequence[str]) -> bool:

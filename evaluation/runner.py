@@ -10,6 +10,7 @@ code and embedder are unchanged, so a second run only queries.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import sys
 import time
@@ -47,6 +48,8 @@ RETRIEVAL_STAGES = {"embed": "embed", "retrieve.keyword": "keyword", "retrieve.v
 # Vector-arm weights (keyword fixed at 1.0) tried on hybrid retrieval to set the per-KB fusion
 # weights of config/eval_knowledge_bases.yaml from evidence.
 FUSION_SWEEP = (0.25, 0.5, 1.0, 2.0)
+# retrieval-only runs turn credibility off, so no recency is measured: a fixed date, never read
+RETRIEVAL_NOW = dt.date(2025, 7, 1)
 
 
 def eval_kb_config(data_dir: Path) -> KBConfig:
@@ -73,7 +76,7 @@ def retrieve(retriever: Retriever, kb: str, query: EvalQuery, mode: str, k: int,
                             weights=weights)
     trace = Trace()
     started = time.perf_counter()
-    results = retriever.run([request], trace, apply_credibility=False)[0]
+    results = retriever.run([request], trace, RETRIEVAL_NOW, apply_credibility=False)[0]
     total = (time.perf_counter() - started) * 1000
     stages: dict[str, float] = {}
     for op in trace.operations:

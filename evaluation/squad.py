@@ -208,9 +208,11 @@ def meets_targets(metrics: dict[str, float | None]) -> dict[str, bool | None]:
 
 def ask(loop, kb: str, query: EvalQuery) -> dict[str, Any]:
     """One run of the loop over `kb` for one question (trace "summary")."""
+    from server.context import RequestContext
     from server.loop import AskRequest
 
-    return loop.run(AskRequest(query=query.text, kbs=[kb], now=SQUAD_NOW, trace="summary"))
+    return loop.run(AskRequest(query=query.text, kbs=[kb],
+                               context=RequestContext.create(SQUAD_NOW, trace_level="summary", endpoint="eval")))
 
 
 def run_squad(loop, kb: str, questions: Sequence[EvalQuery], progress: bool = True) -> dict[str, Any]:

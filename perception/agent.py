@@ -39,10 +39,11 @@ def _as_names(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(str(n).strip() for n in names if n and str(n).strip()))
 
 
-def coerce_now(now: date | datetime | str | None) -> date:
-    """The reference date: a date as is, a datetime's UTC date, an ISO string parsed, None = today (UTC)."""
-    if now is None:
-        return datetime.now(UTC).date()
+def coerce_now(now: date | datetime | str) -> date:
+    """The reference date: a date as is, a datetime's UTC date, an ISO string parsed.
+
+    There is no default: the request's date comes from its context (server/context.py), so
+    every layer of one request reads the same day."""
     if isinstance(now, datetime):
         return (now.astimezone(UTC) if now.tzinfo else now).date()
     if isinstance(now, date):
@@ -124,12 +125,12 @@ class PerceptionAgent:
         self.warm_up()
         return self._entities.extract(text if isinstance(text, str) else str(text or ""))
 
-    def run(self, query: str, now: date | datetime | str | None = None) -> Perception:
+    def run(self, query: str, now: date | datetime | str) -> Perception:
         """Understand one query.
 
         Args:
             query: the user's question (any text; None is read as "").
-            now: the reference date for relative times (default: today in UTC).
+            now: the reference date for relative times: the request's (RequestContext.now).
 
         Returns:
             A Perception; the same query and now always give the same Perception.
@@ -256,12 +257,12 @@ def default_agent(use_ner: bool = True, config_path: str | None = None,
     return agent
 
 
-def parse(query: str, now: date | datetime | str | None = None, **kw) -> Perception:
+def parse(query: str, now: date | datetime | str, **kw) -> Perception:
     """`PerceptionAgent(**kw).run(query, now)` with a cached agent.
 
     Args:
         query: the question.
-        now: the reference date (default today, UTC).
+        now: the reference date of relative times.
         **kw: use_ner (default True), config_path, known_sources (the KBs' source names).
     """
     config_path = kw.get("config_path")

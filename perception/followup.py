@@ -64,7 +64,7 @@ WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
 class Perceiver(Protocol):
     """What the rule needs of the Perception agent."""
 
-    def run(self, query: str, now: date | None = None) -> Perception: ...
+    def run(self, query: str, now: date) -> Perception: ...
 
 
 @dataclass(frozen=True)
@@ -196,7 +196,7 @@ def _join(texts: list[str], zh: bool) -> str:
 
 
 def resolve_turn(agent: Perceiver, query: str, previous: str, from_turn: int,
-                 now: date | None = None) -> FollowUp | None:
+                 now: date) -> FollowUp | None:
     """Read `query` against the (resolved) previous user turn; None when it is a question of its own.
 
     Args:
@@ -274,7 +274,7 @@ def resolve_turn(agent: Perceiver, query: str, previous: str, from_turn: int,
                     carried=carried, replaced=replaced)
 
 
-def resolve(agent: Perceiver, query: str, history: Sequence[str], now: date | None = None
+def resolve(agent: Perceiver, query: str, history: Sequence[str], now: date
             ) -> tuple[Perception, FollowUp | None]:
     """The Perception of a conversation's last user turn, and how it was read as a follow-up (or None).
 

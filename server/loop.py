@@ -27,7 +27,7 @@ from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.search import Retriever
 from orchestration.router.config import RouterConfig
 from orchestration.router.planner import Router
-from orchestration.trace import Operation, Trace
+from orchestration.trace import Operation, StageTime, Trace
 from orchestration.types import Answer, Feedback, Plan
 from orchestration.unwritten import SPECIFIC_BELOW, specific_words, unwritten_words, vocabulary_of
 from perception import PerceptionAgent
@@ -35,8 +35,8 @@ from perception.followup import resolve as resolve_followup
 from validation.agent import ValidationAgent
 from validation.types import Adjustment, Verdict
 
+from .context import RequestContext
 from .feedback import feedback_for
-from .profiles import DEFAULT_PROFILE
 from .sanitize import allowed_hosts, sanitize_answer, sanitize_value
 from .status import (
     UNAVAILABLE_WHY,
@@ -54,30 +54,24 @@ TRACE_LEVELS = ("none", "summary", "full")
 STAGES = ("perceive", "route", "retrieve", "compose", "validate")
 
 
-@dataclass
+@dataclass(slots=True)
 class AskRequest:
-    """One question and its options, already validated (see server.http.schemas).
+    """One question and its options, already validated (see server.http.schemas), in its context.
 
-    `acl_groups` are the caller's groups: the default, no groups, sees public documents
-    only; None (no ACL filter) must be asked for explicitly (an unrestricted caller).
-    `caller` is how the response names who asked (server.callers.Caller.to_dict()).
+    `context` is the request's frozen context (server/context.py): its date, its caller (whose
+    groups are the only ACL groups searched: an anonymous caller sees public documents only),
+    its trace id and level, its answer profile. Every layer reads `now` from it.
     `history` holds a conversation's earlier user turns, oldest first (the OpenAI-compatible
     endpoint sends them): a follow-up query is read against them (perception/followup.py).
-    `profile` names the answer profile (server/profiles.py): which composer answers.
     """
 
     query: str
     kbs: list[str] | None = None
-    now: dt.date | None = None
     filters: dict[str, Any] | None = None
     top_k: int | None = None
     max_retries: int | None = None
-    trace: str = "full"
-    acl_groups: Sequence[str] | None = ()
-    trace_id: str | None = None
-    caller: dict[str, Any] | None = None
     history: list[str] = field(default_factory=list)
-    profile: str = DEFAULT_PROFILE
+    context: RequestContext = field(default_factory=RequestContext.create)
 
 
 @dataclass
@@ -111,8 +105,11 @@ class AnswerResult:
         attempts: every pass, the last one final.
         operations: every traced step, in order (name, parameters, counts, kept/rejected, ms).
         timing: milliseconds per stage (STAGES) and "total".
-        trace_id, config_version: the request's trace id and the router config that served it.
-        caller: how the response names who asked (server.callers.Caller.to_dict()).
+        context: the request's context (its date, caller, trace id and level, profile).
+        config_version: the router config that served it.
+        stages: each stage as it ran (name, start and length in ms), every attempt's in order.
+        started: `time.perf_counter()` when the trace started: operations' and stages' `start_ms`
+            count from it (`context.arrival.wall_ns_at` turns it into wall time).
         composer: who wrote the final answer and what the LLM cost (`composer_summary`).
         unavailable_kbs: {name: why} of the knowledge bases the plan would have searched and could
             not (their index cannot be read now); the others answered.
@@ -124,15 +121,25 @@ class AnswerResult:
     attempts: list[Attempt]
     operations: list[Operation]
     timing: dict[str, float]
-    trace_id: str
+    context: RequestContext
     config_version: str
-    caller: dict[str, Any]
+    stages: list[StageTime] = field(default_factory=list)
+    started: float = 0.0
     composer: dict[str, Any] = field(default_factory=dict)
     unavailable_kbs: dict[str, str] = field(default_factory=dict)
 
     @property
     def final(self) -> Attempt:
         return self.attempts[-1]
+
+    @property
+    def trace_id(self) -> str:
+        return self.context.trace_id
+
+    @property
+    def caller(self) -> dict[str, Any]:
+        """How the response names who asked (server.callers.Caller.to_dict())."""
+        return self.context.caller.to_dict()
 
     def to_body(self, level: str = "full") -> dict[str, Any]:
         """The POST /rag response body at a trace level (see `shape_trace`)."""
@@ -229,7 +236,7 @@ class AnswerLoop:
 
     def run(self, request: AskRequest) -> dict[str, Any]:
         """Answer one question; the response body of POST /rag (and `sightline ask --json`)."""
-        return self.answer(request).to_body(request.trace)
+        return self.answer(request).to_body(request.context.trace_level)
 
     def answer(self, request: AskRequest) -> AnswerResult:
         """Answer one question, typed (the service reads metrics from it, then renders the body)."""
@@ -237,8 +244,9 @@ class AnswerLoop:
             for name in request.kbs:
                 self.retriever.kb(name)  # raises UnknownKnowledgeBase listing the known ones
         started = time.perf_counter()
-        now = request.now or dt.datetime.now(dt.UTC).date()
-        trace = Trace(request.trace_id)
+        context = request.context
+        now = context.now
+        trace = Trace(context.trace_id)
         router, retries_allowed = self.router, self._max_retries(request)
         with trace.stage("perceive"), trace.operation("perceive", query=request.query, now=now.isoformat()) as op:
             perception, followup = resolve_followup(self.perception, request.query, request.history, now)
@@ -248,7 +256,7 @@ class AnswerLoop:
             trace.add(Operation(op="perceive.followup", params=followup.to_dict(), stage="perceive",
                                 input_count=len(request.history), output_count=len(perception.entities),
                                 kept=[f"turn {followup.from_turn}"], reason=followup.reason))
-        composer = self.composer_for(request.profile)
+        composer = self.composer_for(context.profile)
         session = composer.session() if isinstance(composer, LLMComposer) else None
         feedback: list[Feedback] = []
         attempts: list[Attempt] = []
@@ -272,8 +280,8 @@ class AnswerLoop:
                     attempts.append(replace(repeated, number=number, hints_in=list(adjustments)))
                 break
             with trace.stage("retrieve"):
-                evidence = self.executor.run(plan, trace, now, acl_groups=request.acl_groups)
-                unwritten = self._unwritten(perception, plan, trace, number, request.acl_groups)
+                evidence = self.executor.run(plan, trace, now, acl_groups=context.acl_groups)
+                unwritten = self._unwritten(perception, plan, trace, number, context.acl_groups)
             repeated = _same_evidence(plan, evidence, attempts) if deterministic else None
             if repeated is not None:
                 _trace_repeat(trace, number, repeated, "evidence")
@@ -320,7 +328,7 @@ class AnswerLoop:
         text = sanitize_answer(text, allowed_hosts(c.url for c in cited),
                                quotes_documents=final.answer.composer not in WRITTEN_BY_MODEL)
         result = self._result(request, trace, perception, attempts, status, text, started)
-        result.composer = composer_summary(request.profile, composer, attempts)
+        result.composer = composer_summary(context.profile, composer, attempts)
         result.unavailable_kbs = unavailable
         return result
 
@@ -421,24 +429,25 @@ class AnswerLoop:
 
     def _validate(self, perception, answer, evidence, now, trace: Trace, attempt: int,
                   unwritten: Sequence[str] = ()) -> Verdict:
+        start = trace.elapsed_ms()
         verdict, timings = self.validator.run_with_timing(perception, answer, evidence, now=now,
                                                           max_age_days=self.max_age_days, unwritten=unwritten)
-        for check, ms in timings.items():
+        for check, ms in timings.items():  # the checks ran one after another, in this order
             found = [i for i in verdict.issues if i.check == check]
             trace.add(Operation(op=f"validate.{check}", params={"attempt": attempt}, input_count=len(answer.claims),
-                                output_count=len(found), ms=ms,
+                                output_count=len(found), ms=ms, start_ms=start,
                                 rejected={f"{i.kind}#{k}": i.detail for k, i in enumerate(found)}))
+            start += ms
         return verdict
 
     def _result(self, request: AskRequest, trace: Trace, perception, attempts: list[Attempt], status: str,
                 text: str, started: float) -> AnswerResult:
         timing = {stage: round(trace.stage_ms.get(stage, 0.0), 3) for stage in STAGES}
         timing["total"] = round((time.perf_counter() - started) * 1000, 3)
-        caller = request.caller or {"name": "anonymous", "kind": "anonymous",
-                                    "groups": ["*"] if request.acl_groups is None else list(request.acl_groups)}
         return AnswerResult(status=status, text=text, perception=perception, attempts=attempts,
-                            operations=list(trace.operations), timing=timing, trace_id=trace.trace_id,
-                            config_version=self.router_config.version, caller=caller)
+                            operations=list(trace.operations), timing=timing, context=request.context,
+                            config_version=self.router_config.version, stages=list(trace.stages),
+                            started=trace.started)
 
 
 def _plan_key(plan: Plan) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from .admin_token import read_admin_token
 from .auth_throttle import FailureThrottle
 from .builds import BuildWatcher
 from .callers import Caller, CallerResolver
+from .context import RequestContext
 from .keys import KeyStore, keys_path
 from .new_kbs import NewKBWatcher
 from .reload import RouterWatcher
@@ -56,9 +57,8 @@ def warm_requests(loop: Any) -> None:
     from .http.schemas import parse_ask_request
 
     for query in WARM_UP_QUERIES:
-        ask = parse_ask_request({"query": query, "trace": "none", "max_retries": 0})
-        ask.profile = "sightline-extractive"
-        loop.run(ask)
+        context = RequestContext.create(profile="sightline-extractive", endpoint="warm-up")
+        loop.run(parse_ask_request({"query": query, "trace": "none", "max_retries": 0}, context=context))
 
 
 class Service:
@@ -234,6 +234,19 @@ class Service:
             warm_requests(self.loop)
         except Exception:  # noqa: BLE001 - a worker must boot; the first request meets the error again
             log.exception("worker warm-up failed; loading on first use", extra={"event": "worker_start"})
+
+    def answer(self, loop: Any, ask: Any) -> Any:
+        """Answer one request with the loop, one at a time per worker (the loop lock).
+
+        Args:
+            loop: the AnswerLoop `require_ready()` returned.
+            ask: the AskRequest, in its context.
+
+        Returns:
+            The AnswerResult.
+        """
+        with self.lock:
+            return loop.answer(ask)
 
     def require_ready(self) -> Any:
         """The AnswerLoop, or NotReady with the reason (retrying a failed load now and then)."""

@@ -321,3 +321,71 @@ def test_only_the_ingest_splits_text_into_sentences():
                 users.add(name)
     assert users - set(SPLITTER_USERS_ALLOWED) == set(), f"modules splitting text again: {users}"
     assert set(SPLITTER_USERS_ALLOWED) - users == set(), "allowed users that are gone: drop them"
+
+
+# --- one request, one date (issue 37, item 4) ----------------------------------------------------
+# A request's date is read once, in server/ (server/context.py: RequestContext.now, the UTC date of
+# its arrival unless the request gives one), and passed down as a plain date: no layer below
+# server/ reads the clock to know what day a request is, so two layers cannot disagree. Reading
+# the clock below server/ is left to the ingest's stamps, each listed with its reason; a listed
+# one that is gone fails, so the list only shrinks.
+CLOCK_CALLS = frozenset({"now", "today", "utcnow", "time", "time_ns"})  # datetime.now(), date.today(), time.time()
+CLOCK_OWNERS = frozenset({"datetime", "date", "time"})
+CLOCK_READERS_ALLOWED = {
+    "orchestration.kb.ingest": "the build time written into a knowledge base's manifest",
+    "orchestration.kb.layout": "the name of a new build directory",
+    "orchestration.kb.register": "the date in the comment of the config entry `sightline ingest` adds",
+}
+
+
+def clock_reads(source: str) -> list[str]:
+    """'line: call' of each clock reading in a module's source (`datetime.now()`, `dt.date.today()`,
+    `time.time()`, a `from time import time` then `time()`, ...)."""
+    found = []
+    tree = ast.parse(source)
+    imported = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                and node.module in ("time", "datetime") for alias in node.names if alias.name in CLOCK_CALLS}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        owner = func.value.attr if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) \
+            else func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
+        if (isinstance(func, ast.Attribute) and func.attr in CLOCK_CALLS and owner in CLOCK_OWNERS) or \
+                (isinstance(func, ast.Name) and func.id in imported):
+            found.append(f"{node.lineno}: {ast.unparse(func)}")
+    return found
+
+
+def test_no_layer_below_server_reads_the_clock_for_a_request():
+    readers = {name for name, path in _modules().items() if name.split(".")[0] != "server"
+               and clock_reads(path.read_text(encoding="utf-8"))}
+    assert readers - set(CLOCK_READERS_ALLOWED) == set(), (
+        "modules below server/ reading the clock (take the request's date, RequestContext.now, as a "
+        "parameter instead):\n" + "\n".join(sorted(readers - set(CLOCK_READERS_ALLOWED))))
+    assert set(CLOCK_READERS_ALLOWED) - readers == set(), "allowed clock readers that are gone: " + ", ".join(
+        sorted(set(CLOCK_READERS_ALLOWED) - readers))
+
+
+def test_server_reads_a_request_date_from_the_clock_in_one_place():
+    """Below the request context, server/ takes the date from it: no `datetime.now(...).date()`."""
+    found = set()
+    for name, path in _modules().items():
+        if name.split(".")[0] == "server":
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            found |= {name for node in ast.walk(tree) if isinstance(node, ast.Call)
+                      and isinstance(node.func, ast.Attribute) and node.func.attr == "date"
+                      and clock_reads(ast.unparse(node.func.value))}
+    assert found == set(), f"server modules taking today's date from the clock: {sorted(found)}"
+
+
+@pytest.mark.parametrize("source, found", [
+    ("import datetime as dt\nx = dt.datetime.now(dt.UTC).date()\n", ["2: dt.datetime.now"]),
+    ("from datetime import date\nx = date.today()\n", ["2: date.today"]),
+    ("from time import time\nx = time()\n", ["2: time"]),
+    ("import time\nx = time.time_ns()\n", ["2: time.time_ns"]),
+    ("import time\nx = time.perf_counter()\n", []),  # a duration, not a date
+    ("def f(now):\n    return now.date()\n", []),
+])
+def test_the_clock_rule_finds_a_clock_reading(source, found):
+    assert clock_reads(source) == found

@@ -57,7 +57,7 @@ class ValidationAgent:
         tokenize("预热")
 
     def run(self, perception: Perception | None, answer: Answer, evidence: Sequence[ScoredChunk],
-            now: dt.date | None = None, max_age_days: Mapping[str, int | None] | None = None,
+            now: dt.date, max_age_days: Mapping[str, int | None] | None = None,
             unwritten: Sequence[str] = ()) -> Verdict:
         """Run every configured check and build the verdict.
 
@@ -65,7 +65,7 @@ class ValidationAgent:
             perception: the query as understood (time window, statuses asked for, sides).
             answer: the composed answer.
             evidence: the chunks the composer was given.
-            now: the request's today (default: today, UTC).
+            now: the request's date (RequestContext.now): ages count from it.
             max_age_days: replaces the constructor's maximum ages for this call.
             unwritten: the question's specific words no knowledge base searched writes
                 (orchestration/unwritten.py); the answerability check refuses on them.
@@ -76,7 +76,7 @@ class ValidationAgent:
         return self.run_with_timing(perception, answer, evidence, now, max_age_days, unwritten)[0]
 
     def run_with_timing(self, perception: Perception | None, answer: Answer, evidence: Sequence[ScoredChunk],
-                        now: dt.date | None = None, max_age_days: Mapping[str, int | None] | None = None,
+                        now: dt.date, max_age_days: Mapping[str, int | None] | None = None,
                         unwritten: Sequence[str] = ()) -> tuple[Verdict, dict[str, float]]:
         """`run()`, also returning how long each check took.
 
@@ -93,12 +93,10 @@ class ValidationAgent:
         hints = hints_for(issues, perception, evidence, context, answer.claims)
         return Verdict(ok=not issues, issues=issues, hints=hints, checks_run=list(self.checks)), timing
 
-    def context(self, now: dt.date | None = None, max_age_days: Mapping[str, int | None] | None = None,
+    def context(self, now: dt.date, max_age_days: Mapping[str, int | None] | None = None,
                 unwritten: Sequence[str] = ()) -> CheckContext:
-        """The CheckContext a run uses (today, UTC, when `now` is None)."""
-        today = now if now is not None else dt.datetime.now(dt.UTC).date()
-        if isinstance(today, dt.datetime):
-            today = today.date()
+        """The CheckContext a run uses: `now` is the request's date (a datetime's date)."""
+        today = now.date() if isinstance(now, dt.datetime) else now
         ages = _checked_ages(max_age_days) if max_age_days is not None else self.max_age_days
         return CheckContext(now=today, max_age_days=ages, stale_statuses=self.stale_statuses,
                             unwritten=tuple(unwritten))

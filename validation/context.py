@@ -16,7 +16,7 @@ class CheckContext:
     """What a check needs to know about the request that is not in its other inputs.
 
     Attributes:
-        now: the request's "today"; ages are counted from it.
+        now: the request's date (RequestContext.now, never a default); ages count from it.
         max_age_days: per KB, the oldest a cited document may be when the query states no time
             window (None or a missing KB = no limit). The key "*" applies to KBs not listed.
         stale_statuses: document statuses that make a cited chunk stale unless the query asked
@@ -25,7 +25,7 @@ class CheckContext:
             (orchestration/unwritten.py), as the question wrote them.
     """
 
-    now: dt.date = field(default_factory=lambda: dt.datetime.now(dt.UTC).date())
+    now: dt.date
     max_age_days: Mapping[str, int | None] = field(default_factory=dict)
     stale_statuses: tuple[str, ...] = STALE_STATUSES
     unwritten: tuple[str, ...] = ()

@@ -19,6 +19,8 @@ import numpy as np
 from evaluation.datasets import load_queries, set_folder
 from evaluation.multihop_loop import _query_date, build_loop
 from evaluation.runner import eval_kb_config
+from orchestration.compose.ranker import LearnedRanker
+from server.context import RequestContext
 from server.loop import AskRequest
 
 STAGES = ("perceive", "retrieve", "compose", "validate", "total")
@@ -32,15 +34,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     config = eval_kb_config(args.data).only("multihop")
     loops = {"default": build_loop(config, "multihop"), "answer_model": build_loop(config, "multihop")}
-    loops["answer_model"].composer.use_model = True
-    loops["answer_model"].composer.warm_up()
+    composer = loops["answer_model"].composer
+    composer.ranker = LearnedRanker(composer.settings)
+    composer.warm_up()
     queries = load_queries("multihop", set_folder("multihop", args.data))[:args.limit]
     times: dict[str, dict[str, list[float]]] = {name: {s: [] for s in STAGES} for name in loops}
     for round_ in range(args.rounds):
         for i, query in enumerate(queries):
             order = list(loops) if (i + round_) % 2 == 0 else list(loops)[::-1]
             for name in order:
-                body = loops[name].run(AskRequest(query=query.text, now=_query_date(query), trace="summary"))
+                body = loops[name].run(AskRequest(query=query.text, context=RequestContext.create(
+                    _query_date(query), trace_level="summary", endpoint="eval")))
                 for stage in STAGES:
                     times[name][stage].append(body["timing"][stage])
     out = {name: {stage: {"median_ms": round(float(np.median(v)), 2), "p95_ms": round(float(np.percentile(v, 95)), 2)}

@@ -66,9 +66,11 @@ def build_peps_loop(kb_config: KBConfig):
 
 
 def ask(loop, question: PepQuestion) -> dict[str, Any]:
+    from server.context import RequestContext
     from server.loop import AskRequest
 
-    return loop.run(AskRequest(query=question.query, kbs=[KB], now=PEPS_NOW, trace="summary"))
+    return loop.run(AskRequest(query=question.query, kbs=[KB],
+                               context=RequestContext.create(PEPS_NOW, trace_level="summary", endpoint="eval")))
 
 
 def cited_peps(body: dict[str, Any]) -> list[int]:

@@ -220,7 +220,7 @@ class Retriever:
         kb.warm_up()
         return kb
 
-    def run(self, requests: Sequence[SearchRequest], trace: Trace, now: dt.date | None = None,
+    def run(self, requests: Sequence[SearchRequest], trace: Trace, now: dt.date,
             acl_groups: Sequence[str] | None = (), apply_credibility: bool = True
             ) -> list[list[ScoredChunk]]:
         """Results of each request, best first, at most top_k each.
@@ -228,7 +228,7 @@ class Retriever:
         Args:
             requests: the searches; their vector queries are embedded in one call per embedder.
             trace: receives one operation per arm, fusion and credibility step.
-            now: the date recency is measured against (default: today, UTC).
+            now: the request's date, which recency is measured against.
             acl_groups: the caller's groups (default none: public documents only); None, given
                 explicitly, disables ACL checks (an unrestricted caller or operator tool).
             apply_credibility: multiply fused scores by the credibility factor.
@@ -237,7 +237,6 @@ class Retriever:
             IndexUnavailable: a searched KB's build changed on disk since it was opened (checked
                 once per KB before any of its mapped arrays is read).
         """
-        now = now or dt.datetime.now(dt.UTC).date()
         for name in dict.fromkeys(kb for r in requests for kb in r.kbs):
             self.kb(name).require_intact()  # a file truncated under the mapping: 503, never a SIGBUS
         # the vector queries, grouped by the model that built each request's KB

@@ -22,11 +22,13 @@ from .remote import API_KEY_ENV, SERVER_ENV, ask_server
 def cmd_perceive(args: argparse.Namespace) -> int:
     from perception import PerceptionAgent
 
+    from ..context import RequestContext
+
     if not args.query.strip():
         raise SightlineError("the query is empty; pass the question in quotes", field="query")
     agent = PerceptionAgent()
     agent.warm_up(eager=False)  # jieba and spaCy only when the query needs them
-    perception = agent.run(args.query, args.now)
+    perception = agent.run(args.query, RequestContext.create(args.now, endpoint="perceive").now)
     if args.json:
         print(json.dumps(perception.to_dict(), ensure_ascii=False, indent=2))
     else:
@@ -94,12 +96,12 @@ def _ask_here(args: argparse.Namespace, body: dict[str, Any]) -> dict[str, Any]:
     if args.kb:
         _check_kbs(args.kb)
     from ..bootstrap import build_loop
+    from ..callers import Caller
+    from ..context import RequestContext
     from ..http.schemas import parse_ask_request
 
-    request = parse_ask_request(body)
-    request.acl_groups = None if args.all_groups else args.groups
-    request.caller = {"name": "operator", "kind": "operator",
-                      "groups": ["*"] if args.all_groups else list(args.groups)}
+    caller = Caller("operator", "operator", tuple(args.groups or ()), unrestricted=args.all_groups)
+    request = parse_ask_request(body, context=RequestContext.create(caller=caller, endpoint="ask"))
     # with --kb, only those KBs are opened: the others need not be built
     from ..settings import load_settings
 

@@ -25,6 +25,7 @@ from core.errors import Unauthenticated
 
 from .. import metrics
 from ..callers import Caller
+from ..context import Arrival
 from ..forwarded import ForwardedFor
 from ..logs import caller_var, configure_logging, request_id_var
 from ..service import Service
@@ -32,6 +33,7 @@ from ..settings import ServiceSettings, load_settings
 from .admin import admin
 from .body import decode_json
 from .chat import chat
+from .context import request_context
 from .errors import is_admin_request, redact, register_error_handlers
 from .openapi import build_openapi
 from .schemas import parse_ask_request
@@ -89,7 +91,8 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
         given = request.headers.get("X-Request-ID", "")
         g.request_id = given if REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
         g.token = request_id_var.set(g.request_id)
-        g.started = time.perf_counter()
+        g.arrival = Arrival.now()  # the request's date and the start of its exported spans
+        g.started = g.arrival.perf
         service.worker_started()
         if request.path in CALLER_PATHS or request.path.startswith("/v1/"):
             try:
@@ -134,17 +137,13 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
         loop = service.require_ready()
         limits = settings.limits
         ask = parse_ask_request(decode_json(limits.max_body_bytes, limits.body_timeout_seconds,
-                                            example='{"query": "..."}'), limits)
-        caller: Caller = g.caller
-        ask.trace_id = g.request_id
-        ask.acl_groups, ask.caller = caller.acl_groups, caller.to_dict()
-        with service.lock:
-            result = loop.answer(ask)
+                                            example='{"query": "..."}'), limits, request_context("rag"))
+        result = service.answer(loop, ask)
         metrics.record_result(result, time.perf_counter() - g.started, endpoint="rag")
         g.answer_headers = {"X-Sightline-Status": result.status, "X-Sightline-Config-Version": result.config_version}
         g.log_extra = {"answer_status": result.status, "attempts": len(result.attempts),
                        "config_version": result.config_version, "timing": result.timing}
-        return jsonify(result.to_body(ask.trace))
+        return jsonify(result.to_body(ask.context.trace_level))
 
     @app.get("/healthz")
     def healthz():

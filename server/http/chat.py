@@ -27,12 +27,11 @@ Chat frontends (Open WebUI, LibreChat, the `openai` clients) speak this API. The
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import re
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from flask import Blueprint, Response, current_app, g, jsonify
@@ -40,10 +39,12 @@ from flask import Blueprint, Response, current_app, g, jsonify
 from core.errors import RequestError
 
 from .. import metrics
+from ..context import RequestContext
 from ..loop import AnswerResult, AskRequest
 from ..markdown import render_markdown
 from ..profiles import get_profile, list_profiles
 from .body import decode_json
+from .context import request_context
 from .schemas import RequestLimits, check_json_value, has_text, parse_ask_request
 
 chat = Blueprint("chat", __name__, url_prefix="/v1")
@@ -139,9 +140,9 @@ def _check_openai_fields(body: dict) -> None:
         raise _field_error("stream_options.include_usage", "true or false", options["include_usage"])
 
 
-def _options(value: Any, query: str, limits: RequestLimits) -> AskRequest:
-    """The AskRequest of the question with Sightline's own options (the `sightline` object) applied;
-    the trace level is CHAT_TRACE unless the options name one."""
+def _options(value: Any, query: str, limits: RequestLimits, context: RequestContext) -> AskRequest:
+    """The AskRequest of the question with Sightline's own options (the `sightline` object) applied,
+    in `context`; the trace level is CHAT_TRACE unless the options name one."""
     if value is None:
         value = {}
     if not isinstance(value, dict):
@@ -151,7 +152,7 @@ def _options(value: Any, query: str, limits: RequestLimits) -> AskRequest:
         raise RequestError(f"unknown option(s) sightline.{', sightline.'.join(unknown)}; allowed: "
                            f"{', '.join(SIGHTLINE_OPTIONS)}", field=f"sightline.{unknown[0]}")
     try:
-        return parse_ask_request({"trace": CHAT_TRACE, **value, "query": query}, limits)
+        return parse_ask_request({"trace": CHAT_TRACE, **value, "query": query}, limits, context)
     except RequestError as exc:
         field = f"sightline.{exc.field}" if exc.field and exc.field != "query" else exc.field
         raise RequestError(exc.message.replace(f"'{exc.field}'", f"'{field}'"), field=field) from None
@@ -165,9 +166,13 @@ def _required(body: dict[str, Any], name: str, what: str) -> Any:
     return value
 
 
-def parse_chat_request(body: Any, limits: RequestLimits = RequestLimits()) -> ChatRequest:
+def parse_chat_request(body: Any, limits: RequestLimits = RequestLimits(),
+                       context: RequestContext | None = None) -> ChatRequest:
     """A ChatRequest from a decoded JSON body; RequestError (400) names the first bad field,
-    UnknownModel (404) an unknown model."""
+    UnknownModel (404) an unknown model.
+
+    Promises: the question's context is `context` (None: an anonymous caller's, arriving now)
+    with the model's profile and the `sightline` options' `now` and `trace`."""
     if not isinstance(body, dict):
         raise RequestError(f"the request body must be a JSON object, got {type(body).__name__}", field="body")
     check_json_value(body)
@@ -205,9 +210,8 @@ def parse_chat_request(body: Any, limits: RequestLimits = RequestLimits()) -> Ch
         raise RequestError(f"'{field}' (the question) is {len(query.strip())} characters; the limit is "
                            f"{limits.max_query_chars}", field=field)
     _check_openai_fields(body)
-    ask = _options(body.get("sightline"), query, limits)
+    ask = _options(body.get("sightline"), query, limits, replace(context or RequestContext.create(), profile=profile))
     ask.history = [text.strip() for r, text, _f in turns[:-1] if r == "user" and has_text(text)]
-    ask.profile = profile
     return ChatRequest(profile=profile, ask=ask, stream=bool(body.get("stream")))
 
 
@@ -223,17 +227,18 @@ def followup_of(result: AnswerResult) -> dict[str, Any] | None:
 
 def sightline_field(result: AnswerResult, ask: AskRequest) -> dict[str, Any]:
     """The extra top-level `sightline` field: the POST /rag body plus profile, issues and followup."""
-    body = result.to_body(ask.trace)
-    body["profile"] = ask.profile
+    body = result.to_body(ask.context.trace_level)
+    body["profile"] = ask.context.profile
     body["issues"] = list(body["validation"]["issues"])
     body["followup"] = followup_of(result)
     return body
 
 
-def reply_markdown(result: AnswerResult, now: dt.date) -> str:
-    """The `content` of the reply: the answer and its Sources list (none for an insufficient answer)."""
+def reply_markdown(result: AnswerResult) -> str:
+    """The `content` of the reply: the answer and its Sources list (none for an insufficient answer);
+    sources' ages count from the request's date."""
     citations = [c.to_dict() for c in result.final.answer.citations] if result.status != "insufficient" else []
-    return render_markdown(result.text, citations, now, result.perception.language)
+    return render_markdown(result.text, citations, result.context.now, result.perception.language)
 
 
 def _pieces(text: str) -> list[str]:
@@ -284,19 +289,16 @@ def completions():
     loop = service.require_ready()
     limits = service.settings.limits
     parsed = parse_chat_request(decode_json(limits.max_body_bytes, limits.body_timeout_seconds, example=BODY_EXAMPLE),
-                                limits)
-    ask, caller = parsed.ask, g.caller
-    ask.trace_id = g.request_id
-    ask.acl_groups, ask.caller = caller.acl_groups, caller.to_dict()
-    with service.lock:
-        result = loop.answer(ask)
+                                limits, request_context("chat"))
+    ask = parsed.ask
+    result = service.answer(loop, ask)
     metrics.record_result(result, time.perf_counter() - g.started, endpoint="chat")
     g.answer_headers = {"X-Sightline-Status": result.status, "X-Sightline-Config-Version": result.config_version,
                         "X-Sightline-Model": parsed.profile}
     g.log_extra = {"answer_status": result.status, "attempts": len(result.attempts), "profile": parsed.profile,
                    "config_version": result.config_version, "timing": result.timing,
                    "followup": followup_of(result) is not None, "stream": parsed.stream}
-    content = reply_markdown(result, ask.now or dt.datetime.now(dt.UTC).date())
+    content = reply_markdown(result)
     extra = sightline_field(result, ask)
     completion_id, created = f"chatcmpl-{result.trace_id}", int(time.time())
     fingerprint = f"sightline-{result.config_version}"

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.errors import RequestError
 from core.names import check_name
 from orchestration.retrieval.filters import Filters
 
+from ..context import RequestContext
 from ..loop import TRACE_LEVELS, AskRequest
 
 # A character that makes a query non-empty: not whitespace, not a C0/C1 control, not a BOM.
@@ -163,8 +164,19 @@ def _filters(value: Any) -> dict[str, Any] | None:
     return value
 
 
-def parse_ask_request(body: Any, limits: RequestLimits = RequestLimits()) -> AskRequest:
-    """An AskRequest from a decoded JSON body; RequestError names the first bad field."""
+def parse_ask_request(body: Any, limits: RequestLimits = RequestLimits(),
+                      context: RequestContext | None = None) -> AskRequest:
+    """An AskRequest from a decoded JSON body; RequestError names the first bad field.
+
+    Args:
+        body: the decoded JSON body.
+        limits: the request limits.
+        context: who asks, under which trace id, since when (server/http/context.py builds it
+            from the HTTP request); None: an anonymous caller's, arriving now.
+
+    Promises: the request's context is `context` with the body's `now` (when it has one) and
+    `trace` level; it is frozen from here on.
+    """
     if not isinstance(body, dict):
         raise RequestError(f"the request body must be a JSON object, got {type(body).__name__}", field="body")
     check_json_value(body)
@@ -194,6 +206,8 @@ def parse_ask_request(body: Any, limits: RequestLimits = RequestLimits()) -> Ask
     trace = body.get("trace", "full")
     if trace not in TRACE_LEVELS:
         raise RequestError(f"'trace' must be one of {', '.join(TRACE_LEVELS)}, got {trace!r}", field="trace")
-    return AskRequest(query=query.strip(), kbs=kb, now=now, filters=_filters(body.get("filters")),
+    base = context or RequestContext.create()
+    return AskRequest(query=query.strip(), kbs=kb, filters=_filters(body.get("filters")),
                       top_k=_int(body, "top_k", 1, limits.max_top_k),
-                      max_retries=_int(body, "max_retries", 0, limits.max_retries), trace=trace)
+                      max_retries=_int(body, "max_retries", 0, limits.max_retries),
+                      context=replace(base, now=now or base.now, trace_level=trace))

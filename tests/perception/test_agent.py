@@ -118,9 +118,9 @@ def test_now_accepts_dates_datetimes_and_iso_strings(now, expected):
     assert coerce_now(now) == expected
 
 
-def test_now_defaults_to_today_utc(rules_agent):
-    p = rules_agent.run("this year")
-    assert p.constraints.time.end == datetime.now(UTC).date()
+def test_now_has_no_default_the_request_context_gives_it(rules_agent):
+    with pytest.raises(TypeError, match="now"):
+        rules_agent.run("this year")  # type: ignore[call-arg]
 
 
 def test_sources_are_recognised_and_updatable():

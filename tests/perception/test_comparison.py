@@ -6,6 +6,8 @@ from orchestration.compose.comparison import comparison_sides as composer_sides
 from perception.comparison import INFERRED, comparison_sides
 from validation.checks.comparison import comparison_sides as validator_sides
 
+from .conftest import NOW
+
 QUERIES = [
     # (query, sides in order); each row was a disagreement or a wrong side before
     ('Compare "Project Falcon" and "Project Eagle" budgets in 2024', ["Project Falcon", "Project Eagle"]),
@@ -18,7 +20,7 @@ QUERIES = [
 @pytest.mark.model
 @pytest.mark.parametrize("query, sides", QUERIES)
 def test_the_composer_and_the_validator_compare_the_same_sides(ner_agent, query, sides):
-    perception = ner_agent.run(query)
+    perception = ner_agent.run(query, NOW)
     assert perception.action == "compare"
     assert [e.text for e in comparison_sides(perception)] == sides
     assert [s.name for s in composer_sides(perception)] == sides
@@ -26,7 +28,7 @@ def test_the_composer_and_the_validator_compare_the_same_sides(ner_agent, query,
 
 
 def test_a_side_perception_did_not_extract_is_read_across_the_connector(rules_agent):
-    perception = rules_agent.run("E5102 vs E4027: which restart procedure is longer?")
+    perception = rules_agent.run("E5102 vs E4027: which restart procedure is longer?", NOW)
     sides = comparison_sides(perception)
     assert [e.text for e in sides] == ["E5102", "E4027"]  # both codes: nothing to infer
     from dataclasses import replace
@@ -42,7 +44,7 @@ def test_two_outlets_named_make_the_outlets_the_sides(rules_agent):
 
     from perception.types import Entity
 
-    base = rules_agent.run("Did TechCrunch and The Verge agree on the Apple report?")
+    base = rules_agent.run("Did TechCrunch and The Verge agree on the Apple report?", NOW)
     entities = [Entity("TechCrunch", "SOURCE", (4, 14), "rule", "TechCrunch"),
                 Entity("The Verge", "SOURCE", (19, 28), "rule", "The Verge"),
                 Entity("Apple", "ORG", (42, 47), "ner", "Apple")]

@@ -14,6 +14,7 @@ import datetime as dt
 
 import pytest
 
+from server.context import RequestContext
 from server.loop import AskRequest
 
 from .conftest import folder_loop
@@ -40,7 +41,7 @@ def loop(tmp_path_factory, embedder):
 
 
 def _ask(loop, query: str) -> dict:
-    return loop.run(AskRequest(query=query, now=dt.date(2024, 12, 1)))
+    return loop.run(AskRequest(query=query, context=RequestContext.create(dt.date(2024, 12, 1))))
 
 
 @pytest.mark.parametrize("query, post", [

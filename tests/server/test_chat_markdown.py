@@ -21,6 +21,7 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from server.context import RequestContext
 from server.http.app import create_app
 from server.loop import AskRequest
 from server.render import render_answer
@@ -83,7 +84,7 @@ def _rag(client, question: str) -> dict:
 
 
 def _ask(question: str) -> AskRequest:
-    return AskRequest(query=question, now=dt.date.fromisoformat(NOW))
+    return AskRequest(query=question, context=RequestContext.create(dt.date.fromisoformat(NOW)))
 
 
 def _blocks(content: str) -> list[Token]:

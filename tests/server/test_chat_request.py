@@ -31,7 +31,7 @@ def test_what_open_webui_and_librechat_send_is_accepted():
                          {"role": "user", "content": [{"type": "text", "text": "and the 737 MAX 8?"},
                                                       {"type": "image_url", "image_url": {"url": "data:,"}}]}]}
     parsed = parse_chat_request(body)
-    assert parsed.profile == parsed.ask.profile == "sightline-extractive" and parsed.stream
+    assert parsed.profile == parsed.ask.context.profile == "sightline-extractive" and parsed.stream
     assert parsed.ask.query == "and the 737 MAX 8?"
     assert parsed.ask.history == ["What is the fuel burn of the A320neo in 2023?"]  # user turns only
 
@@ -39,8 +39,8 @@ def test_what_open_webui_and_librechat_send_is_accepted():
 def test_sightline_options_go_to_the_question():
     parsed = parse_chat_request({"model": "sightline", "messages": [USER],
                                  "sightline": {"kb": "manuals", "now": "2025-07-01", "trace": "none"}})
-    assert parsed.ask.kbs == ["manuals"] and parsed.ask.now.isoformat() == "2025-07-01"
-    assert parsed.ask.trace == "none" and not parsed.stream
+    assert parsed.ask.kbs == ["manuals"] and parsed.ask.context.now.isoformat() == "2025-07-01"
+    assert parsed.ask.context.trace_level == "none" and not parsed.stream
 
 
 @pytest.mark.parametrize(("body", "field", "words"), [

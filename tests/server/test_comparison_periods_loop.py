@@ -9,6 +9,7 @@ import pytest
 
 from perception import PerceptionAgent
 from server.bootstrap import build_loop
+from server.context import RequestContext
 from server.loop import AskRequest
 
 
@@ -26,7 +27,7 @@ def loop(demo_kbs):
     "Compare the fuel efficiency of A320 and B737 in 2023",
 ], ids=["focusing-on-2023-reports", "in-2023"])
 def test_the_2023_comparison_names_the_737_max_8_and_its_2023_figure(loop, query):
-    body = loop.run(AskRequest(query=query, now=dt.date(2025, 7, 1)))
+    body = loop.run(AskRequest(query=query, context=RequestContext.create(dt.date(2025, 7, 1))))
     assert body["perception"]["constraints"]["time"]["start"] == "2023-01-01"
     assert body["status"] == "answered"
     relation = next(c for c in body["claims"] if c["kind"] == "relation")

@@ -13,10 +13,11 @@ import pytest
 
 from orchestration.compose.llm import LLMSettings
 from server.bootstrap import profile_composers
+from server.context import RequestContext
 from server.loop import AnswerLoop, AskRequest
 from tests.live import start_service
 from tests.llm_standin import Reply
-from tests.server.test_llm_faults import E5102, GOOD_E5102, NOW
+from tests.server.test_llm_faults import E5102, GOOD_E5102, NOW, OPERATOR
 
 TIMEOUT = 1.0
 FAILURES = 3
@@ -34,7 +35,8 @@ def breaker_loop(answer_loop, url: str) -> AnswerLoop:
 
 def timed(loop: AnswerLoop) -> tuple[float, dict]:
     started = time.monotonic()
-    body = loop.answer(AskRequest(query=E5102, now=NOW, acl_groups=None, max_retries=0)).to_body("full")
+    context = RequestContext.create(NOW, caller=OPERATOR)
+    body = loop.answer(AskRequest(query=E5102, max_retries=0, context=context)).to_body("full")
     return time.monotonic() - started, body
 
 

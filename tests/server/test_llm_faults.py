@@ -18,10 +18,14 @@ import pytest
 from orchestration import paths
 from orchestration.compose.llm import LLMSettings
 from server.bootstrap import profile_composers
+from server.callers import Caller
+from server.context import RequestContext
 from server.loop import AnswerLoop, AskRequest
+from server.profiles import DEFAULT_PROFILE
 from tests.llm_standin import Reply
 
 NOW = dt.date(2025, 7, 1)
+OPERATOR = Caller("operator", "operator", unrestricted=True)  # sees every document
 E5102 = "What triggers error code E5102?"
 GOOD_E5102 = "E5102 is triggered when the APU does not reach 95% speed within 60 seconds {cite:95% speed within 60}."
 GOOD_EGT = "E5102 is also triggered when the exhaust gas temperature exceeds 1,038 °C {cite:exceeds 1,038}."
@@ -44,10 +48,11 @@ def llm_loop(answer_loop, standin):
     return loop_with(answer_loop, standin.url)
 
 
-def ask(loop, standin, query, *replies, **options):
+def ask(loop, standin, query, *replies, profile=DEFAULT_PROFILE, **options):
     """The response body for `query`, the stand-in scripted with `replies` (then its default)."""
     standin.script(*replies)
-    return loop.answer(AskRequest(query=query, now=NOW, acl_groups=None, **options)).to_body("full")
+    context = RequestContext.create(NOW, caller=OPERATOR, profile=profile)
+    return loop.answer(AskRequest(query=query, context=context, **options)).to_body("full")
 
 
 def issues(body, attempt: int = 0) -> list[str]:

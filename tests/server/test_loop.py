@@ -17,6 +17,7 @@ from orchestration.paths import config_dir
 from orchestration.router.config import parse_router_config
 from perception import PerceptionAgent
 from server.bootstrap import build_loop
+from server.context import RequestContext
 from server.http.schemas import parse_ask_request
 from server.loop import AskRequest
 
@@ -37,8 +38,8 @@ def loop(demo_kbs, perception):
     return service
 
 
-def _ask(loop, query, kb=None, **kw):
-    return loop.run(AskRequest(query=query, now=kw.pop("now", NOW), kbs=kb, **kw))
+def _ask(loop, query, kb=None, now=NOW, trace="full", **kw):
+    return loop.run(AskRequest(query=query, kbs=kb, context=RequestContext.create(now, trace_level=trace), **kw))
 
 
 def _router_without(names, **retry):

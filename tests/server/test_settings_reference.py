@@ -12,6 +12,7 @@ import datetime as dt
 
 import pytest
 
+from server.context import RequestContext
 from server.loop import AskRequest
 from tests.orchestration.kb.test_sphinx_objects import SETTINGS_REFERENCE
 
@@ -25,7 +26,7 @@ def loop(tmp_path_factory, embedder):
 
 
 def _ask(loop, query: str) -> dict:
-    return loop.run(AskRequest(query=query, now=dt.date(2025, 7, 10)))
+    return loop.run(AskRequest(query=query, context=RequestContext.create(dt.date(2025, 7, 10))))
 
 
 @pytest.mark.parametrize("query, stated", [

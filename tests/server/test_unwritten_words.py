@@ -13,6 +13,8 @@ import datetime as dt
 
 import pytest
 
+from server.callers import Caller
+from server.context import RequestContext
 from server.loop import AskRequest
 
 from .conftest import folder_loop
@@ -36,7 +38,10 @@ def loop(tmp_path_factory, embedder):
 
 
 def _ask(loop, query: str, groups=None) -> dict:
-    return loop.run(AskRequest(query=query, now=dt.date(2026, 1, 1), trace="full", acl_groups=groups))
+    """The body for `query` asked by a caller in `groups`; None: one who sees every document."""
+    caller = Caller("test", "key", tuple(groups), unrestricted=False) if groups is not None else \
+        Caller("operator", "operator", unrestricted=True)
+    return loop.run(AskRequest(query=query, context=RequestContext.create(dt.date(2026, 1, 1), caller=caller)))
 
 
 def _vocabulary(body: dict) -> list[dict]:

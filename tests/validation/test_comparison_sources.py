@@ -8,6 +8,8 @@ from perception import PerceptionAgent
 from validation.checks import comparison
 from validation.context import CheckContext
 
+from .conftest import NOW
+
 QUERY = "Did TechCrunch report a higher valuation for OpenAI than The Verge did?"
 
 
@@ -19,7 +21,7 @@ def _chunk(cid, source, text):
 def perception():
     agent = PerceptionAgent(use_ner=False, known_sources=["TechCrunch", "The Verge"])
     agent.warm_up()
-    return agent.run(QUERY)
+    return agent.run(QUERY, NOW)
 
 
 def _answer(chunks):
@@ -36,12 +38,12 @@ def test_sources_are_the_sides(perception):
 def test_citing_an_article_of_each_outlet_covers_both_sides(perception):
     chunks = [_chunk("a#0", "TechCrunch", "OpenAI was valued at $86 billion."),
               _chunk("b#0", "The Verge", "The company is worth about $80 billion.")]
-    assert comparison.check(perception, _answer(chunks), chunks, CheckContext()) == []
+    assert comparison.check(perception, _answer(chunks), chunks, CheckContext(NOW)) == []
 
 
 def test_an_outlet_with_no_cited_article_is_a_missing_side(perception):
     chunks = [_chunk("a#0", "TechCrunch", "OpenAI was valued at $86 billion."),
               _chunk("b#0", "The Verge", "The company is worth about $80 billion.")]
-    issues = comparison.check(perception, _answer(chunks[:1]), chunks, CheckContext())
+    issues = comparison.check(perception, _answer(chunks[:1]), chunks, CheckContext(NOW))
     assert [(i.kind, i.entity) for i in issues] == [("missing_side", "The Verge")]
     assert "b#0" in issues[0].detail

@@ -8,7 +8,7 @@ from orchestration.types import Claim
 from validation import ISSUE_KINDS, hints_for
 from validation.checks import evidence
 
-from .conftest import A320_2021, A320_2023, EVIDENCE, answer
+from .conftest import A320_2021, A320_2023, EVIDENCE, NOW, answer
 
 NOTHING = Claim("No document in the knowledge bases covers the A321XLR range.", [], kind="notice")
 FACT = Claim("The A320neo burns 2,290 kg/h [1].", [1])
@@ -49,11 +49,11 @@ def test_evidence_that_never_mentions_the_questions_subjects_is_no_evidence():
     answer = Answer("The A320neo burns 2,290 kg of fuel per block hour. [1]",
                     [Claim("The A320neo burns 2,290 kg of fuel per block hour. [1]", [1])],
                     [Citation(1, "m#0", "manuals", None, "A320neo manual", None, "")])
-    about_other = agent.run("What is the fuel burn of the A321XLR?")
-    issues = evidence_check.check(about_other, answer, [chunk], CheckContext())
+    about_other = agent.run("What is the fuel burn of the A321XLR?", NOW)
+    issues = evidence_check.check(about_other, answer, [chunk], CheckContext(NOW))
     assert [i.kind for i in issues] == ["no_evidence"] and "A321XLR" in issues[0].detail
-    about_it = agent.run("What is the fuel burn of the A320neo?")
-    assert evidence_check.check(about_it, answer, [chunk], CheckContext()) == []
+    about_it = agent.run("What is the fuel burn of the A320neo?", NOW)
+    assert evidence_check.check(about_it, answer, [chunk], CheckContext(NOW)) == []
 
 
 def test_a_possessive_or_a_quoted_description_is_matched_as_a_reader_would(ner_agent, context):

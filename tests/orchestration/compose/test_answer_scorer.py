@@ -3,6 +3,7 @@ validation condition that reads its probability (docs/ANSWER_MODEL.md)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 import pytest
@@ -13,6 +14,8 @@ from orchestration.compose.extractive import ExtractiveComposer
 from orchestration.compose.scorer.features import FEATURES, INDEX, SIGNS
 from orchestration.compose.scorer.model import AnswerModel, load_model, model_path
 from validation import ValidationAgent
+
+NOW = dt.date(2025, 7, 10)  # the perceive fixture's date
 
 
 @pytest.fixture(scope="module")
@@ -94,11 +97,11 @@ def test_validation_refuses_when_the_best_unit_is_below_the_threshold_naming_it(
     perception = perceive("When was Vanguard founded?")
     evidence = _vanguard(synthetic)
     answer = scored.run(perception, evidence)
-    verdict = ValidationAgent().run(perception, answer, evidence)
+    verdict = ValidationAgent().run(perception, answer, evidence, NOW)
     assert not any(i.kind == "unanswered" for i in verdict.issues)
     # a refusal this demanding refuses it, naming the probabilities and the closest unit
     answer.scoring = dict(answer.scoring, refusal=dict(answer.scoring["refusal"], threshold=0.999))
-    verdict = ValidationAgent().run(perception, answer, evidence)
+    verdict = ValidationAgent().run(perception, answer, evidence, NOW)
     [issue] = [i for i in verdict.issues if i.kind == "unanswered"]
     assert "best unit p=" in issue.detail and "refused below 1.00" in issue.detail
     assert "Vanguard was founded" in issue.detail
@@ -118,7 +121,7 @@ def test_a_lead_in_brings_the_code_block_it_introduces(perceive, synthetic, use_
     # a block of its own after its lead-in, as Markdown reads it (issue 34: the fence opened after the sentence)
     fences = [t.content for t in MarkdownIt("commonmark").parse(answer.text) if t.type == "fence"]
     assert fences == ["sightline keys create --name uploader\n"]
-    verdict = ValidationAgent().run(perceive("How do I generate an API token?"), answer, evidence)
+    verdict = ValidationAgent().run(perceive("How do I generate an API token?"), answer, evidence, NOW)
     assert not [i for i in verdict.issues if i.check == "citation"]
 
 
@@ -137,7 +140,7 @@ def test_a_lead_in_brings_the_items_of_the_list_it_introduces(perceive, syntheti
     assert [t.split(" [")[0] for t in texts[lead + 1:lead + 4]] == [
         "Basic support answers on the next business day.", "Premium support answers within four hours.",
         "Enterprise support answers within one hour, at any time."]
-    verdict = ValidationAgent().run(perceive("What support plans are there?"), answer, evidence)
+    verdict = ValidationAgent().run(perceive("What support plans are there?"), answer, evidence, NOW)
     assert not [i for i in verdict.issues if i.check == "citation"]
 
 

@@ -8,6 +8,7 @@ test_workers_and_builds.py truncates a file under a running service.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import stat
@@ -22,6 +23,8 @@ from orchestration.kb.ingest import ingest
 from orchestration.kb.knowledge_base import KnowledgeBase
 from orchestration.retrieval.search import Retriever, SearchRequest
 from orchestration.trace import Trace
+
+NOW = dt.date(2025, 7, 1)  # the searches' date
 
 
 @pytest.fixture()
@@ -86,7 +89,7 @@ def test_a_file_truncated_under_an_open_build_makes_the_kb_unavailable_before_it
     assert info.value.http_status == 503
     retriever = Retriever({"tiny": kb}, embedder)  # a search refuses before it reads bm25's mapping (SIGBUS)
     with pytest.raises(IndexUnavailable, match="bm25/data.npy truncated"):
-        retriever.run([SearchRequest(id="t1", kb="tiny", query="valve", search="keyword")], Trace("t"))
+        retriever.run([SearchRequest(id="t1", kb="tiny", query="valve", search="keyword")], Trace("t"), NOW)
 
 
 @pytest.mark.parametrize(("damage", "phrase"), [

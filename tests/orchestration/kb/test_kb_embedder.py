@@ -1,6 +1,7 @@
 """Each knowledge base's own embedder: chosen by language at ingest or by config, recorded in the
 manifest, refused when another model built the index, and used for that KB's queries."""
 
+import datetime as dt
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +19,7 @@ from orchestration.retrieval.embedder import get_embedder
 from orchestration.retrieval.search import Retriever, SearchRequest
 from orchestration.trace import Trace
 
+NOW = dt.date(2025, 7, 1)  # the searches' date: recency is measured against it
 ZH_DOCS = [
     ("invoice", "发票与合同不一致", "发票金额与合同金额不一致时，财务部应暂停付款，并在三个工作日内通知采购部门复核。"),
     ("travel", "差旅住宿标准", "员工出差住宿标准为一线城市每晚不超过六百元，其他城市每晚不超过四百元。"),
@@ -79,7 +81,8 @@ def test_a_chinese_question_is_embedded_by_e5_for_the_chinese_kb_only(tmp_path, 
     trace = Trace()
     question = "发票和合同金额对不上怎么办？"
     results = retriever.run([SearchRequest(id="t1", kb="zh", query=question, search="vector", top_k=2),
-                             SearchRequest(id="t2", kb="en", query=question, search="vector", top_k=2)], trace)
+                             SearchRequest(id="t2", kb="en", query=question, search="vector", top_k=2)], trace,
+                            NOW)
     assert results[0][0].chunk_id == "invoice#0"
     embeds = [op.to_dict() for op in trace.operations if op.op == "embed"]
     assert sorted((op["params"]["model"], tuple(op["params"]["kbs"])) for op in embeds) == [

@@ -7,6 +7,8 @@ outweigh the rarer ones; counted once, plain hybrid MRR@10 rose 0.603 -> 0.623 o
 
 from __future__ import annotations
 
+import datetime as dt
+
 import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
@@ -112,7 +114,7 @@ def test_the_kbs_setting_decides_what_the_keyword_arm_ranks_first(news_kb, mode,
     assert tokenize(query).count("articl") == 3
     trace = Trace()
     found = _retriever(news_kb, mode).run([SearchRequest(id="t", kb="news", query=query, search="keyword")],
-                                          trace, acl_groups=None)[0]
+                                          trace, dt.date(2025, 7, 1), acl_groups=None)[0]
     assert found[0].chunk_id.startswith(first)
     keyword = next(o for o in trace.operations if o.op == "retrieve.keyword")
     assert keyword.params["query_terms"] == mode
