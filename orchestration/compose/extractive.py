@@ -503,8 +503,9 @@ def _answer_first(chosen: Sequence[Candidate]) -> list[Candidate]:
 def one_part_terms(terms: QueryTerms, candidates: Sequence[Candidate]) -> QueryTerms:
     """The terms a one-part question ranks `candidates` with: each term's weight times its rarity
     among them (`QueryTerms.by_rarity`). A part of a longer question keeps its merged flat
-    weights: weighed by rarity, MultiHop's parts lost the gold fact (docs/EVALUATION.md, thirteenth
-    session). The answer model's rows are collected with the same terms (evaluation/answers/collect.py)."""
+    weights: weighed by rarity, MultiHop's parts lost the gold fact (docs/EVALUATION.md, "Settings
+    chosen from the figures"). The answer model's rows are collected with the same terms
+    (evaluation/answers/collect.py)."""
     return terms.by_rarity([c.tokens for c in candidates])
 
 

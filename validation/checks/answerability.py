@@ -152,7 +152,7 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     # the answer model ranked the units: the question's probability of being answered, from its
     # best unit's probability and the rules' verdict on the whole answer (a feature, weighted as
     # fitted; read on the best unit alone it refused more answerable dev questions for as many
-    # unanswerable ones: docs/EVALUATION.md, fourteenth session)
+    # unanswerable ones: docs/EVALUATION.md, "Settings chosen from the figures")
     rule = rule_problem(focus, readings, answer, cited, perception)
     scored = [c.probability for c in answer.claims if c.kind == "fact" and c.probability is not None]
     if scored and answer.scoring is not None:
