@@ -37,6 +37,10 @@ SERVICE_FIXTURES = frozenset({"live", "secured"})
 MODEL_TESTS = {
     "tests/server/test_cli.py::test_ingest_reports_skipped_inputs_with_file_line_and_reason": "ingest embeds (MiniLM)",
     "tests/server/test_cli.py::test_perceive_json_has_iso_dates": "perceive runs spaCy NER",
+    "tests/server/test_cli_batch.py::test_a_batch_killed_mid_run_resumes_and_answers_as_rag_does":
+        "batch loads the loop (MiniLM, spaCy NER)",
+    "tests/server/test_mcp_stdio.py::test_stdio_serves_the_tools_as_the_key_s_caller_and_answers_as_rag":
+        "mcp loads the loop (MiniLM, spaCy NER)",
 }
 
 

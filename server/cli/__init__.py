@@ -1,4 +1,4 @@
-"""The `sightline` command line: ingest, kb, perceive, ask, keys, serve, proxy, eval, bench.
+"""The `sightline` command line: ingest, kb, perceive, ask, batch, mcp, keys, serve, proxy, eval, bench.
 
 One module per subcommand; this one builds the parser and runs the chosen command. Every
 subcommand validates its arguments and reports a SightlineError as one line on stderr with
@@ -16,6 +16,7 @@ from pathlib import Path
 
 from core.errors import SightlineError
 
+from . import batch, mcp
 from .ask import cmd_ask, cmd_perceive
 from .evaluate import cmd_bench, cmd_eval
 from .ingest import cmd_ingest
@@ -78,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--all-groups", action="store_true", dest="all_groups",
                      help="see every document, ACL ignored (operator use)")
     ask.set_defaults(func=cmd_ask)
+
+    batch.add_parser(sub)
+    mcp.add_parser(sub)
 
     keys = sub.add_parser("keys", help="manage API keys (stored hashed in config/api_keys.yaml or $SIGHTLINE_API_KEYS)")
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)

@@ -27,7 +27,9 @@ from .. import metrics
 from ..callers import Caller
 from ..context import Arrival
 from ..forwarded import ForwardedFor
+from ..kb_view import describe_for
 from ..logs import caller_var, configure_logging, request_id_var
+from ..mcp.http import mcp_http
 from ..service import Service
 from ..settings import ServiceSettings, load_settings
 from .admin import admin
@@ -41,26 +43,9 @@ from .schemas import parse_ask_request
 log = logging.getLogger("sightline.http")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")  # fullmatch
 # endpoints that read documents: the caller is resolved (and may be refused) before they run
-CALLER_PATHS = ("/rag", "/kb")
+CALLER_PATHS = ("/rag", "/kb", "/mcp")
 # endpoints that answer questions: path -> the `endpoint` label of the request metrics
 ANSWER_PATHS = {"/rag": "rag", "/v1/chat/completions": "chat"}
-
-
-def describe_for(kb: Any, caller: Caller) -> dict[str, Any]:
-    """What GET /kb shows one caller about a knowledge base: counts of what it may see only."""
-    body = kb.describe()
-    if kb.ready and kb.changed() is None:  # a build changed on disk is never read (its mapping may SIGBUS)
-        key = (kb.name, str(kb.build_dir), caller.acl_groups)
-        if key not in _COUNTS:
-            if len(_COUNTS) > 256:
-                _COUNTS.clear()
-            _COUNTS[key] = kb.columns.visible_counts(caller.acl_groups, kb.chunk_ids)
-        body["chunks"], body["documents"] = _COUNTS[key]
-    return body
-
-
-# (kb, build, caller groups) -> (chunks, documents) that caller may see: counts only, never ids
-_COUNTS: dict[tuple, tuple[int, int]] = {}
 
 
 def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Flask:
@@ -85,6 +70,7 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
     register_error_handlers(app)
     app.register_blueprint(admin)
     app.register_blueprint(chat)
+    app.register_blueprint(mcp_http)
 
     @app.before_request
     def _start() -> None:

@@ -299,6 +299,30 @@ def _json(schema_name: str, description: str) -> dict:
     return {"description": description, "content": {"application/json": {"schema": _ref(schema_name)}}}
 
 
+def _mcp_paths(limits: RequestLimits, callers: list, caller_errors: dict) -> dict[str, Any]:
+    """POST /mcp: the MCP streamable-HTTP endpoint (server/mcp/http.py), stateless, JSON replies."""
+    jsonrpc = {"application/json": {"schema": {**OBJ, "description": "A JSON-RPC 2.0 message of the Model "
+                                               "Context Protocol (modelcontextprotocol.io)."}}}
+    return {"/mcp": {"post": {
+        "summary": "Model Context Protocol (streamable HTTP, stateless): the tools ask, search and "
+                   "list_knowledge_bases, each reading as the caller of the key",
+        "operationId": "mcp", "security": callers,
+        "requestBody": {"required": True, "content": jsonrpc, "description": f"One JSON-RPC message; at most "
+                        f"{limits.max_body_bytes} bytes. Send Accept: application/json, text/event-stream."},
+        "responses": {
+            "200": {"description": "The JSON-RPC reply (a tool's error is a result with isError).",
+                    "content": jsonrpc},
+            "202": {"description": "A notification, accepted."},
+            "400": {"description": "Not a JSON-RPC message, or an MCP header that does not match it.",
+                    "content": jsonrpc},
+            **caller_errors,
+            "405": _error_response("Method not allowed (only POST: no server stream, no session to end)."),
+            "406": {"description": "The Accept header does not include application/json.", "content": jsonrpc},
+            "413": _error_response(f"Body larger than {limits.max_body_bytes} bytes."),
+            "503": _error_response("Not ready: an index or the config failed to load."),
+        }}}}
+
+
 def build_openapi(limits: RequestLimits = RequestLimits(), version: str = "0.1.0") -> dict[str, Any]:
     """The OpenAPI 3.1 document of the service with these request limits."""
     admin: list[dict[str, list[str]]] = [{"bearer": []}]
@@ -347,6 +371,7 @@ def build_openapi(limits: RequestLimits = RequestLimits(), version: str = "0.1.0
                         "responses": {"200": _json("KnowledgeBases", "One entry per knowledge base."),
                                       **caller_errors,
                                       "503": _error_response("Not ready.")}}},
+        **_mcp_paths(limits, callers, caller_errors),
         "/openapi.json": {"get": {"summary": "This document", "operationId": "openapi",
                                   "responses": {"200": {"description": "OpenAPI 3.1",
                                                         "content": {"application/json": {"schema": OBJ}}}}}},

@@ -72,6 +72,19 @@ def client(make_app):
     return make_app().test_client()
 
 
+@pytest.fixture
+def api_keys(tmp_path, monkeypatch) -> dict[str, str]:
+    """Two API keys, `finance-app` (group finance) and `eng-app` (engineering), in a key file that
+    apps made afterwards read (SIGHTLINE_API_KEYS); key name -> key."""
+    from server.keys import KeyEntry, hash_key, new_key, write_keys
+
+    made = {"finance-app": ("finance", new_key()), "eng-app": ("engineering", new_key())}
+    path = tmp_path / "api_keys.yaml"
+    write_keys(path, [KeyEntry(name, hash_key(key), (group,)) for name, (group, key) in made.items()])
+    monkeypatch.setenv("SIGHTLINE_API_KEYS", str(path))
+    return {name: key for name, (_group, key) in made.items()}
+
+
 # --- the real service under gunicorn (tests/live.py) ---------------------------------------
 
 from tests.live import ADMIN_TOKEN, Live, free_port, start_service  # noqa: E402,F401

@@ -68,6 +68,9 @@ NOT_RUNNABLE = {
                                 "runs against tests/llm_standin.py (tests/server/test_llm_*.py)",
     "sudo apt-get install haproxy": "installs a system package and serves in the foreground; the same commands "
                                     "run the real service and the real proxy in tests/reliability/test_slow_clients.py",
+    '{"mcpServers": {"sightline": {"command": "/path/to/sightline/.venv/bin/sightline", "args": ["mcp"],':
+        "an MCP client's config file, not a command; tests/server/test_mcp_stdio.py starts `sightline mcp` with "
+        "SIGHTLINE_API_KEY through the SDK's stdio client, as this config has the client do",
 }
 # Blocks the tests below run, by section (and language).
 RUN = {("The API", "sh"), ("Your own documents", "sh"), ("Chat frontends (OpenAI API)", "sh"),
