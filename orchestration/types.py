@@ -6,6 +6,7 @@ Plain dataclasses, JSON-serialisable through `to_dict()`. ScoredChunk (the evide
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,6 +181,54 @@ class Feedback:
         return dict(self.__dict__)
 
 
+@dataclass(frozen=True)
+class ScoredUnit:
+    """One of the units an answer's scoring shows: its text (cut), probability of answering,
+    kind and heading path, the features that moved it most, the cross-encoder's logit."""
+
+    text: str
+    p: float
+    unit: str
+    path: tuple[str, ...] = ()
+    why: Mapping[str, float] = field(default_factory=dict)
+    cross_encoder_logit: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "p": self.p, "unit": self.unit, "path": list(self.path), "why": dict(self.why),
+                "cross_encoder_logit": self.cross_encoder_logit}
+
+
+@dataclass(frozen=True)
+class AnswerScoring:
+    """The learned ranker's reading of an answer (orchestration/compose/ranker.py): the refusal's
+    parameters (`refusal`: bias, unit_logit, rules_unanswered, threshold; `threshold` the unit-level
+    one when the refusal has none) and the most probable units, best first."""
+
+    threshold: float
+    refusal: Mapping[str, float]
+    best: tuple[ScoredUnit, ...]
+
+    @property
+    def refusal_threshold(self) -> float:
+        """Below this probability of being answered, the question is refused."""
+        return float(self.refusal.get("threshold", self.threshold))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"threshold": self.threshold, "refusal": dict(self.refusal), "best": [u.to_dict() for u in self.best]}
+
+
+@dataclass(frozen=True)
+class ShortAnswer:
+    """The asked-for value as the answer's lead unit writes it ("30 days"), with the lead's
+    citation number (orchestration/compose/short_answer.py)."""
+
+    text: str
+    citation: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "citation": self.citation}
+
+
 @dataclass
 class Answer:
     """The composed answer: text with [n] markers, its claims and its citations."""
@@ -196,9 +245,10 @@ class Answer:
     # candidate sentence ("<chunk_id>@<offset>") -> why it was chosen or not: the compose step's
     # trace (kept / rejected), not part of the answer body
     decisions: dict[str, str] = field(default_factory=dict)
-    # the answer model's reading, when it ranked the units: {"threshold": the refusal threshold,
-    # "best": [{"text", "p", "why"}, ...] the three most probable units, best first}
-    scoring: dict[str, Any] | None = None
+    # the learned ranker's reading, when it ranked the units (None: the lexical ranker, an LLM)
+    scoring: AnswerScoring | None = None
+    # a value question's value, as the lead unit writes it (None: no value asked, or none written)
+    short_answer: ShortAnswer | None = None
     # the question's terms as the lexical ranking weighed them (rarer among the candidate units
     # counts more: QueryTerms.by_rarity), for the compose step's trace
     term_weights: dict[str, float] = field(default_factory=dict)
@@ -211,4 +261,5 @@ class Answer:
         return {"text": self.text, "claims": [c.to_dict() for c in self.claims],
                 "citations": [c.to_dict() for c in self.citations], "composer": self.composer,
                 "language": self.language, "notes": list(self.notes), "fallback": self.fallback,
-                "llm_calls": [c.to_dict() for c in self.llm_calls]}
+                "llm_calls": [c.to_dict() for c in self.llm_calls],
+                "short_answer": self.short_answer.to_dict() if self.short_answer else None}

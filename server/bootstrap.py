@@ -14,6 +14,7 @@ from pathlib import Path
 from core.errors import ConfigError
 from orchestration.compose.extractive import ExtractiveComposer
 from orchestration.compose.llm import LLMComposer, LLMSettings
+from orchestration.compose.ranker import LearnedRanker, LexicalRanker
 from orchestration.executor import Executor
 from orchestration.kb.config import KBConfig, load_kb_config
 from orchestration.kb.registry import open_knowledge_bases
@@ -61,7 +62,8 @@ ANSWER_MODEL_ENV = "SIGHTLINE_ANSWER_MODEL"
 
 
 def answer_model_enabled() -> bool:
-    """Whether the extractive composer ranks and refuses with the answer model: SIGHTLINE_ANSWER_MODEL=1
+    """Whether the extractive composer's ranker is the learned one (orchestration/compose/ranker.py),
+    which ranks and refuses with the answer model: SIGHTLINE_ANSWER_MODEL=1
     (off by default: on the PEPs and RGB it still refuses less than the rules, docs/ANSWER_MODEL.md).
 
     Raises:
@@ -115,7 +117,7 @@ def build_loop(kb_config: KBConfig | None = None, router_config: RouterConfig | 
     router_config = router_config or load_router_config(router_path, known_kbs=list(opened))
     embedder = get_embedder(kb_config.embedder, kb_config.embedder_threads)
     retriever = Retriever(opened, embedder, router_config.credibility)
-    extractive = ExtractiveComposer(answer_model=answer_model_enabled())
+    extractive = ExtractiveComposer(ranker=LearnedRanker.name if answer_model_enabled() else LexicalRanker.name)
     return AnswerLoop(kb_config=kb_config, router_config=router_config, retriever=retriever,
                       executor=Executor(retriever), perception=perception or PerceptionAgent(use_ner=use_ner),
                       router=Router(router_config), composer=extractive, validator=ValidationAgent(),

@@ -28,7 +28,7 @@ from orchestration.retrieval.search import Retriever
 from orchestration.router.config import RouterConfig
 from orchestration.router.planner import Router
 from orchestration.trace import Operation, StageTime, Trace
-from orchestration.types import Answer, Feedback, Plan
+from orchestration.types import Answer, Feedback, Plan, ShortAnswer
 from orchestration.unwritten import SPECIFIC_BELOW, specific_words, unwritten_words, vocabulary_of
 from perception import PerceptionAgent
 from perception.followup import resolve as resolve_followup
@@ -133,6 +133,12 @@ class AnswerResult:
         return self.attempts[-1]
 
     @property
+    def short_answer(self) -> ShortAnswer | None:
+        """A value question's value as the answer's lead writes it, with its citation; only for an
+        `answered` reply (a partial one's lead may carry the issue)."""
+        return self.final.answer.short_answer if self.status == "answered" else None
+
+    @property
     def trace_id(self) -> str:
         return self.context.trace_id
 
@@ -160,6 +166,7 @@ class AnswerResult:
             "caller": dict(self.caller),
             "composer": dict(self.composer),
             "unavailable_kbs": [{"kb": name, "reason": why} for name, why in sorted(self.unavailable_kbs.items())],
+            "short_answer": self.short_answer.to_dict() if self.short_answer else None,
         }
         if any(a.answer.composer in WRITTEN_BY_MODEL for a in self.attempts):
             # the trace quotes what validation rejected: kept for explanation, never as a live link or image

@@ -37,7 +37,11 @@ def _operation_line(op: dict[str, Any]) -> str:
 def render_answer(body: dict[str, Any], show_trace: bool = True) -> str:
     """The answer, its sources, and a readable trace of how it was reached."""
     lines = [f"status: {body['status']}    trace_id: {body['trace_id']}    router config: {body['config_version']}",
-             "", body["answer"], ""]
+             ""]
+    short = body.get("short_answer")
+    if short:  # the asked-for value first, then the units that state it
+        lines += [f"answer: {short['text']} [{short['citation']}]", ""]
+    lines += [body["answer"], ""]
     if body["citations"]:
         lines.append("sources:")
         lines += [_citation_line(c) for c in body["citations"]]

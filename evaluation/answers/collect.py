@@ -21,10 +21,10 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from orchestration.compose.extractive import ExtractiveComposer, one_part_terms
+from orchestration.compose.extractive import ExtractiveComposer
+from orchestration.compose.ranker import LearnedRanker, LexicalRanker
 from orchestration.compose.scorer.features import FEATURES, feature_matrix
-from orchestration.compose.scoring import QueryTerms, set_priors
-from orchestration.compose.sentences import Candidate, evidence_candidates
+from orchestration.compose.sentences import Candidate
 from orchestration.trace import Trace
 from server.loop import AnswerLoop
 
@@ -97,17 +97,11 @@ def first_evidence(loop: AnswerLoop, kb: str, text: str, now: dt.date, dropped: 
 
 def question_units(loop: AnswerLoop, composer: ExtractiveComposer, kb: str, text: str, now: dt.date = NOW,
                    drop_doc: str | frozenset[str] = "") -> tuple[list[Candidate], list[list[float]]]:
-    """The candidates the composer would rank for `text` (first attempt), lexically ranked, with
+    """The candidates the composer ranks for `text` (first attempt), as it ranks them, with their
     features; `drop_doc`: the evidence as if the KB did not hold that document."""
     perception, evidence = first_evidence(loop, kb, text, now, {drop_doc} if isinstance(drop_doc, str) else drop_doc)
-    candidates = evidence_candidates(evidence, perception.question.code)
-    set_priors(candidates, composer.settings)
-    candidates, focus = composer.narrow(perception, candidates)
-    terms = QueryTerms.from_perception(perception)
-    if len(perception.question.parts) <= 1:  # as the composer's lookup weighs a one-part question
-        terms = one_part_terms(terms, candidates)
-    ranked = composer.rank_units(candidates, focus, terms, perception.language)
-    return ranked, feature_matrix(ranked, focus, perception.language)
+    ranking, focus = composer.question_ranking(perception, evidence)
+    return ranking.units, feature_matrix(ranking.units, focus, perception.language)
 
 
 def collect(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progress: bool = True,
@@ -123,7 +117,7 @@ def collect(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progre
             are left out and the question counts as unanswerable (id suffixed "#held-out"). This
             is the unanswerable question users ask most: the documents never say, and the
             evidence is whatever else comes closest."""
-    composer = ExtractiveComposer(answer_model=False)
+    composer = ExtractiveComposer(ranker=LexicalRanker.name)  # rows are features of the lexically ranked units
     rows = Rows()
     questions = list(questions)
     for gold in tqdm(questions, disable=not progress, desc=kb, unit="q"):
@@ -209,8 +203,8 @@ def outcomes(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progr
     from validation.checks import answerability
     from validation.context import CheckContext
 
-    composer = ExtractiveComposer(answer_model=True)  # each language's model is read on first use
-    passes = {"refusal": {"bias": 50.0, "unit_logit": 0.0, "threshold": 0.5}}
+    composer = ExtractiveComposer(ranker=LearnedRanker.name)  # each language's model is read on first use
+    passes = {"bias": 50.0, "unit_logit": 0.0, "threshold": 0.5}  # a refusal that always answers
     out = Outcomes()
     for gold in tqdm(list(questions), disable=not progress, desc=kb, unit="q"):
         drop: frozenset[str] = frozenset()
@@ -223,7 +217,7 @@ def outcomes(loop: AnswerLoop, kb: str, questions: Iterable[GoldQuestion], progr
         scored = [c.probability for c in answer.claims if c.kind == "fact" and c.probability is not None]
         context = CheckContext(when)
         structural = bool(answer.scoring) and bool(answerability.check(
-            perception, replace(answer, scoring=dict(answer.scoring, **passes)), evidence, context))
+            perception, replace(answer, scoring=replace(answer.scoring, refusal=passes)), evidence, context))
         # the rules' verdict as the refusal reads it: on the whole answer
         ruled = bool(answerability.check(perception, replace(answer, scoring=None), evidence, context))
         out.ids.append(gold.id)

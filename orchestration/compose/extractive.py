@@ -19,18 +19,16 @@ Contract (as every Sightline component): a cheap constructor taking plain values
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 
 from core.reading.identifiers import IDENTIFIER, names_identifier, names_operator, names_option
-from core.text import is_question
 from core.vocab import MENTION_LABELS
 from orchestration.focus import OPEN_SLOTS, Focus
 from orchestration.kb.units import FIELD
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
-from orchestration.types import Answer, Claim
+from orchestration.types import Answer, Claim, ShortAnswer
 from perception.question import Question
 from perception.types import Perception
 
@@ -38,19 +36,13 @@ from .blocks import answer_text, code_block
 from .citations import CitationBook
 from .comparison import Comparator, Finding, Side, comparison_sides, make_side
 from .language import glue, relation_word
-from .questions import answer_bonus
-from .scorer.cross import get_cross_encoder
-from .scorer.features import feature_matrix
-from .scorer.model import LANGUAGES, AnswerModel, load_model, rerank_score
-from .scoring import QueryTerms, ScoreSettings, Selection, rank, reading_order, score, set_priors
+from .ranker import RANKERS, LexicalRanker, Ranking, UnitReading
+from .scoring import QueryTerms, ScoreSettings, Selection, reading_order, set_priors
 from .sentences import Candidate, code_after, evidence_candidates, heading_subject, items_after, list_of
+from .short_answer import short_answer
 from .verdict import compared, decide
 
 EXPLAINED = 12  # candidates per sub-question whose choice the trace explains
-# Units quoted with the lead need this share of its probability when the answer model ranked
-# them (the real-documentation set: asked-for fact 0.615 at 0.35, 0.692 at 0.2, refusals the same;
-# at most max_sentences units either way).
-MODEL_MIN_RATIO = 0.2
 
 
 class ExtractiveComposer:
@@ -59,7 +51,7 @@ class ExtractiveComposer:
     name = "extractive"
 
     def __init__(self, max_sentences: int = 4, max_per_entity: int = 2, snippet_chars: int = 240,
-                 min_ratio: float = 0.35, foreign_factor: float = 0.8, answer_model: bool = False) -> None:
+                 min_ratio: float = 0.35, foreign_factor: float = 0.8, ranker: str = LexicalRanker.name) -> None:
         """Check and store settings; nothing is loaded.
 
         Args:
@@ -68,9 +60,9 @@ class ExtractiveComposer:
             snippet_chars: the longest citation snippet.
             min_ratio: sentences scoring below this share of the best one are left out.
             foreign_factor: score multiplier for sentences not in the query's language (0..1].
-            answer_model: rank English units by the answer model's probability and let it decide
-                refusals (docs/ANSWER_MODEL.md); False (the default until it holds on every set,
-                see there) ranks by the lexical score and leaves refusals to validation's rules.
+            ranker: how candidate units are ranked (ranker.py): "lexical" (the lexical score;
+                validation's rules decide refusals) or "learned" (the answer model's probability,
+                which decides refusals); server/bootstrap.py chooses, docs/ANSWER_MODEL.md says why.
 
         Raises:
             ValueError: a setting is out of range (the message names it and the valid range).
@@ -85,28 +77,16 @@ class ExtractiveComposer:
         self.max_sentences = max_sentences
         self.max_per_entity = max_per_entity
         self.snippet_chars = snippet_chars
+        if ranker not in RANKERS:
+            raise ValueError(f"ExtractiveComposer: ranker must be one of {', '.join(RANKERS)}, got {ranker!r}")
         self.settings = ScoreSettings(min_ratio=float(min_ratio), foreign_factor=float(foreign_factor))
-        self.use_model = bool(answer_model)
-        self._models: dict[str, AnswerModel] = {}
-        self.cross = get_cross_encoder()  # one session per process, whoever composes
+        self.ranker: LexicalRanker = RANKERS[ranker](self.settings)
 
     def warm_up(self) -> None:
-        """Load the answer model, and jieba's dictionary, so the first Chinese request does not
+        """Load the ranker's models, and jieba's dictionary, so the first Chinese request does not
         pay ~1.3 s for it."""
         tokenize("预热")
-        for language in LANGUAGES:
-            self.model_for(language)
-        if self.use_model:
-            self.cross.warm_up()
-
-    def model_for(self, language: str) -> AnswerModel | None:
-        """The answer model of a language (read on first use), or None when ranking is lexical only
-        (or no model was fitted for the language)."""
-        if not self.use_model or language not in LANGUAGES:
-            return None
-        if language not in self._models:
-            self._models[language] = load_model(language)
-        return self._models[language]
+        self.ranker.warm_up()
 
     # --- entry point --------------------------------------------------------------------------
 
@@ -135,13 +115,15 @@ class ExtractiveComposer:
         book = CitationBook(self.snippet_chars)
         sides = comparison_sides(perception) if perception.action == "compare" else []
         best: list[Candidate] = []
+        readings: dict[tuple[str, int], UnitReading] = {}
+        short: list[ShortAnswer] = []
         term_weights: dict[str, float] = {}
         if len(sides) >= 2:
             sections = self._compare(perception, sides, candidates, terms, selection, book, language, notes)
         else:
             sections = self._lookup(perception, candidates, terms, selection, book, notes, decisions, best,
-                                    term_weights)
-        scoring = self._scoring(best, language)
+                                    term_weights, readings, short)
+        scoring = self.ranker.scoring(readings, best, language)
         if not any(c.kind == "fact" for section in sections for c in section):
             return Answer(text=glue(language, "no_answer"), claims=[], citations=[], composer=self.name,
                           language=language, notes=notes + ["no evidence sentence supports the query"],
@@ -149,7 +131,7 @@ class ExtractiveComposer:
         claims = [c for section in sections for c in section]
         return Answer(text=answer_text(sections), claims=claims, citations=book.citations(), composer=self.name,
                       language=language, notes=notes, decisions=decisions, scoring=scoring,
-                      term_weights=term_weights)
+                      term_weights=term_weights, short_answer=short[0] if short else None)
 
     def instead_of(self, rejected: Answer, perception: Perception, evidence: Sequence[ScoredChunk],
                    excluded_claims: Sequence[str], why: str) -> Answer | None:
@@ -157,38 +139,19 @@ class ExtractiveComposer:
         (the loop asks every composer; the LLM composer answers with this one instead)."""
         return None
 
-    def _scoring(self, best: Sequence[Candidate], language: str) -> dict | None:
-        """The model's reading for the answer: its refusal threshold and the three most probable
-        units with their probability, the features that moved it most and the cross-encoder's
-        logit where it read the unit (None when no model scored them)."""
-        model = self.model_for(language)
-        if model is None or not any("p" in c.notes for c in best):
-            return None
-        top = sorted((c for c in best if "p" in c.notes), key=lambda c: -c.notes["p"])[:3]
-        return {"threshold": model.threshold, "refusal": dict(model.refusal),
-                "best": [{"text": c.text[:240], "p": round(c.notes["p"], 4), "unit": c.unit,
-                          "path": list(c.path),
-                          "why": {name: round(v, 2) for name, v in model.contributions(c.notes["features"])},
-                          "cross_encoder_logit": c.notes.get("cross")}
-                         for c in top]}
-
     # --- lookups and sub-questions --------------------------------------------------------------
 
     def _lookup(self, perception: Perception, candidates: list[Candidate], terms: QueryTerms,
                 selection: Selection, book: CitationBook, notes: list[str],
                 decisions: dict[str, str], best: list[Candidate],
-                term_weights: dict[str, float]) -> list[list[Claim]]:
+                term_weights: dict[str, float], readings: dict[tuple[str, int], UnitReading],
+                short: list[ShortAnswer]) -> list[list[Claim]]:
         """The best sentences for the query, one section per sub-question (`decisions` says why;
-        `best` receives each part's three most probable units; `term_weights` the first part's
-        terms as the ranking weighed them: by their rarity among the candidates for a one-part question)."""
-        candidates, whole = self.narrow(perception, candidates)
-        candidates, others, left_out = asked_settings_only(perception.question, candidates)
-        if left_out:
-            notes.append(f"the question names a documented setting: units about {', '.join(others[:5])} left out")
-        for c in left_out:
-            decisions[f"{c.chunk.chunk_id}@{c.start}"] = (
-                f"not chosen: {c.unit} about another documented name ({c.name or c.text.split()[0]}); "
-                "the question names a different one")
+        `best` receives each part's three best units and `readings` what the ranker read of its
+        units; `term_weights` the first part's terms as the ranking weighed them: by their rarity
+        among the candidates for a one-part question; `short` a one-part question's short answer,
+        the value it asks for as the lead writes it)."""
+        candidates, whole = self._choosable(perception, candidates, notes, decisions)
         parts = perception.question.parts or (perception.question,)  # Perception's sub-questions
         if len(parts) > 1:
             notes.append("sub-questions: " + " | ".join(p.ask for p in parts))
@@ -203,25 +166,31 @@ class ExtractiveComposer:
                 term_weights.update((term, round(w, 3)) for term, w in part_terms.weights.items())
             # the cross-encoder reads the first part's units (it costs ~6-10 ms a unit on one
             # thread: three parts of three units doubled a request's p95)
-            ranked = self.rank_units(candidates, focus, part_terms, perception.language, reread=not sections)
+            ranking = self.ranker.rank(candidates, focus, part_terms, perception.language, reread=not sections)
+            for key, reading in ranking.readings.items():  # the first part's, read again by the cross-encoder, stand
+                readings.setdefault(key, reading)
             seen = {b.key for b in best}
-            best += [c for c in ranked[:3] if c.key not in seen]
-            chosen = selection.pick(ranked, quota, self._min_ratio(ranked))
-            self._explain(ranked, chosen, focus, decisions)
+            best += [c for c in ranking.units[:3] if c.key not in seen]
+            chosen = selection.pick(ranking.units, quota, ranking.min_ratio)
+            self._explain(ranking, chosen, focus, decisions)
             section: list[Claim] = []
-            # a list item chosen by the lexical ranking, or for a question asking for a list, brings
-            # the other items of its list (the lexical ranking cannot tell apart items that share the
-            # question's terms: "3.12.0 alpha 1: <date>" and "3.12.0 final: <date>")
-            brings_its_list = self.model_for(perception.language) is None or part.slot == "list"
+            # a list item brings the other items of its list when the ranker cannot tell them apart
+            # ("3.12.0 alpha 1: <date>" and "3.12.0 final: <date>" share the question's terms), or
+            # when the question asks for a list
+            brings_its_list = self.ranker.brings_lists or part.slot == "list"
             picked = {c.key: c for c in chosen}
             quoted: set[tuple[str, int]] = set()
-            for candidate in _answer_first(chosen):
+            for candidate in ranking.lead_first(chosen):
                 if candidate.key in quoted:
                     continue  # an item its list's lead-in brought already
                 quoted.add(candidate.key)
-                section.append(self._fact(candidate, book, lead=not section))
+                section.append(self._fact(candidate, book, lead=not section,
+                                          probability=ranking.probability(candidate)))
                 if len(section) == 1:
                     self._verdict(focus, candidate, section, perception.language, notes, decisions)
+                    value = short_answer(focus, candidate) if len(parts) == 1 else None
+                    if value is not None:
+                        short.append(ShortAnswer(value, section[-1].citations[0]))
                 block = code_after(candidate)
                 if block is not None and not selection.is_duplicate(block):
                     # "Use the following command to generate one:" brings the command it introduces
@@ -230,15 +199,40 @@ class ExtractiveComposer:
                     notes.append("a quoted sentence introduces a code block: quoted with it")
                 # "There are three kinds of PEP:" brings the items it lists, in their order (an item
                 # chosen on its own moves up to its place in the list)
-                items = self._bring(items_after(candidate), picked, quoted, selection, section, book)
+                items = self._bring(items_after(candidate), picked, quoted, selection, section, book, ranking)
                 if items:
                     notes.append(f"a quoted sentence introduces a list: its {items} items quoted with it")
                 if brings_its_list:
-                    siblings = self._bring(list_of(candidate), picked, quoted, selection, section, book)
+                    siblings = self._bring(list_of(candidate), picked, quoted, selection, section, book, ranking)
                     if siblings:
                         notes.append(f"a quoted list item brings the {siblings} other items of its list")
             sections.append(section)
         return sections
+
+    def _choosable(self, perception: Perception, candidates: list[Candidate], notes: list[str],
+                   decisions: dict[str, str]) -> tuple[list[Candidate], Focus]:
+        """The candidates a lookup chooses from (`narrow`, then `asked_settings_only`: `notes` and
+        `decisions` say which were left out), and the question's focus."""
+        candidates, whole = self.narrow(perception, candidates)
+        candidates, others, left_out = asked_settings_only(perception.question, candidates)
+        if left_out:
+            notes.append(f"the question names a documented setting: units about {', '.join(others[:5])} left out")
+        for c in left_out:
+            decisions[f"{c.chunk.chunk_id}@{c.start}"] = (
+                f"not chosen: {c.unit} about another documented name ({c.name or c.text.split()[0]}); "
+                "the question names a different one")
+        return candidates, whole
+
+    def question_ranking(self, perception: Perception, evidence: Sequence[ScoredChunk]) -> tuple[Ranking, Focus]:
+        """A question's candidate units as `run` ranks them for a one-part question (the answer
+        model's training rows are read through this: evaluation/answers/collect.py), and its focus."""
+        candidates = evidence_candidates(evidence, perception.question.code)
+        set_priors(candidates, self.settings)
+        candidates, focus = self._choosable(perception, candidates, [], {})
+        terms = QueryTerms.from_perception(perception)
+        if len(perception.question.parts) <= 1:
+            terms = one_part_terms(terms, candidates)
+        return self.ranker.rank(candidates, focus, terms, perception.language), focus
 
     @staticmethod
     def _verdict(focus: Focus, lead: Candidate, section: list[Claim], language: str, notes: list[str],
@@ -278,67 +272,14 @@ class ExtractiveComposer:
             candidates = titled if titled and any(c.notes.get("prior", 0) > 0 for c in titled) else naming
         return candidates, whole
 
-    def _min_ratio(self, ranked: Sequence[Candidate]) -> float:
-        """The share of the lead's score a unit needs to be quoted with it: the settings' for the
-        lexical score; MODEL_MIN_RATIO for the model's probabilities (the refusal reads the lead
-        alone, so context costs it nothing)."""
-        return MODEL_MIN_RATIO if ranked and "p" in ranked[0].notes else self.settings.min_ratio
-
-    def rank_units(self, candidates: Sequence[Candidate], focus: Focus, terms: QueryTerms,
-                   language: str, reread: bool = True) -> list[Candidate]:
-        """Candidates best first: by the answer model's probability (`notes["p"]`), or by the
-        lexical score alone without a model. `terms`: for a one-part question, its terms weighed
-        over these candidates (`one_part_terms`), as a request weighs them.
-
-        A candidate sharing no term with the question keeps score 0 and is never chosen; `reread`:
-        the cross-encoder reads the best units again (`_rerank`)."""
-        ranked = rank(candidates, functools.partial(score, terms=terms, settings=self.settings,
-                                                    bonus=functools.partial(answer_bonus, focus)))
-        model = self.model_for(language)
-        if model is None or not ranked:
-            return ranked
-        rows = feature_matrix(ranked, focus, language)
-        for candidate, row in zip(ranked, rows, strict=True):
-            candidate.notes["features"] = row
-            candidate.notes["p"] = candidate.notes["lexical_p"] = model.probability(row)
-            # the user reads the answer: a unit in another language leads only when clearly better
-            factor = 1.0 if candidate.language == language else self.settings.foreign_factor
-            candidate.score = candidate.notes["p"] * factor if candidate.score > 0 else 0.0
-        ranked = sorted(ranked, key=lambda c: (-c.score, c.rank, c.position))
-        return self._rerank(ranked, model, focus.question.text) if reread else ranked
-
-    def _rerank(self, ranked: list[Candidate], model: AnswerModel, question: str) -> list[Candidate]:
-        """The model's best few units read again with the question by the cross-encoder, when the
-        model has one (English): each gets the model's mix of its log-odds and the cross-encoder's
-        logit as `notes["p"]` (the refusal's input) and leads in that order; the rest stay below.
-
-        Once per answer: a question of several parts has its first part read again (the
-        cross-encoder costs ~6-10 ms a unit on one thread; three parts of three units doubled the
-        p95 of a request)."""
-        top = [c for c in ranked[:int(model.rerank.get("top", 0))] if c.score > 0] if model.rerank else []
-        if not top:
-            return ranked
-        logits = self.cross.logits(question, [c.text for c in top])
-        before = max(c.score for c in top)
-        for candidate, logit in zip(top, logits, strict=True):
-            candidate.notes["cross"] = round(logit, 4)
-            candidate.notes["p"] = rerank_score(model.rerank, candidate.notes["p"], logit)
-            candidate.score = candidate.notes["p"] * (candidate.score / max(candidate.notes["lexical_p"], 1e-9))
-        # the rest keep their standing against the lead (an answer's supporting units are chosen
-        # by their share of the lead's score) and stay below the units read again
-        floor, scale = min(c.score for c in top), max(c.score for c in top) / max(before, 1e-9)
-        read = {c.key for c in top}
-        rest = [c for c in ranked if c.key not in read]
-        for candidate in rest:
-            candidate.score = min(candidate.score * scale, floor * 0.999)
-        return sorted(top, key=lambda c: (-c.score, c.rank, c.position)) + rest
-
-    def _explain(self, ranked: Sequence[Candidate], chosen: Sequence[Candidate], focus: Focus,
-                 decisions: dict[str, str]) -> None:
-        """Why each of the best EXPLAINED candidates was chosen or not: score, slot, coverage."""
+    @staticmethod
+    def _explain(ranking: Ranking, chosen: Sequence[Candidate], focus: Focus, decisions: dict[str, str]) -> None:
+        """Why each of the best EXPLAINED candidates was chosen or not: score (or probability and the
+        features that moved it most), slot, coverage."""
+        ranked = ranking.units
         best = ranked[0].score if ranked else 0.0
         picked = {c.key for c in chosen}
-        model, ratio = self.model_for(focus.language), self._min_ratio(ranked)
+        ratio = ranking.min_ratio
         for candidate in ranked[:EXPLAINED]:
             key = f"{candidate.chunk.chunk_id}@{candidate.start}"
             if key in decisions and (decisions[key].startswith("chosen") or candidate.key not in picked):
@@ -348,10 +289,10 @@ class ExtractiveComposer:
             covers = candidate.notes.get("coverage", 0)
             where = (f"{candidate.unit} under '{' > '.join(candidate.path)}'" if candidate.path else candidate.unit)
             facts = f"{where}, score {candidate.score:.2f}, {shape}, covers {covers:.0%} of its terms"
-            if "p" in candidate.notes and model is not None:
-                moved = ", ".join(f"{name} {value:+.2f}"
-                                  for name, value in model.contributions(candidate.notes["features"]))
-                facts = f"{where}, p={candidate.notes['p']:.2f} ({moved}), {shape}, covers {covers:.0%} of its terms"
+            reading = ranking.readings.get(candidate.key)
+            if reading is not None:
+                moved = ", ".join(f"{name} {value:+.2f}" for name, value in reading.contributions)
+                facts = f"{where}, p={reading.probability:.2f} ({moved}), {shape}, covers {covers:.0%} of its terms"
             if candidate.key in picked:
                 decisions[key] = f"chosen: {facts}"
             elif candidate.score <= 0:
@@ -364,7 +305,7 @@ class ExtractiveComposer:
     # --- comparisons ------------------------------------------------------------------------------
 
     def _bring(self, items: list[Candidate], picked: dict[tuple[str, int], Candidate], quoted: set[tuple[str, int]],
-               selection: Selection, section: list[Claim], book: CitationBook) -> int:
+               selection: Selection, section: list[Claim], book: CitationBook, ranking: Ranking) -> int:
         """Quote `items` (a list's items, in order) after the unit that brought them, each once: an
         item chosen on its own is quoted here, with its probability, instead of in its own place.
         Returns how many were quoted."""
@@ -377,7 +318,7 @@ class ExtractiveComposer:
             else:
                 selection.chosen.append(item)
             quoted.add(item.key)
-            section.append(self._fact(item, book))
+            section.append(self._fact(item, book, probability=ranking.probability(item)))
             count += 1
         return count
 
@@ -449,19 +390,20 @@ class ExtractiveComposer:
 
     # --- claims -----------------------------------------------------------------------------------
 
-    def _fact(self, candidate: Candidate, book: CitationBook, entity: str | None = None, lead: bool = False) -> Claim:
+    def _fact(self, candidate: Candidate, book: CitationBook, entity: str | None = None, lead: bool = False,
+              probability: float | None = None) -> Claim:
         """A fact claim quoting the sentence verbatim, its [n] marker appended (a code block
         fenced on lines of its own, so it reads as the configuration it is: `blocks.code_block`).
         A `lead` unit that opens with a pronoun ("It does not support X.") is introduced by the
-        heading it stands under, which names what "It" is ("Lite edition: It does not support X.")."""
+        heading it stands under, which names what "It" is ("Lite edition: It does not support X.").
+        `probability`: the ranker's, shown with the claim."""
         n = book.cite(candidate.chunk, candidate.text, candidate.unit, candidate.path)
         text = code_block(candidate.text, n) if candidate.notes.get("code") else f"{candidate.text} [{n}]"
         subject = heading_subject(candidate) if lead else ""
         if subject:
             text = f"{subject}: {text}"
-        p = candidate.notes.get("p")
         return Claim(text=text, citations=[n], numbers=[q.text for q in candidate.quantities], kind="fact",
-                     entity=entity, probability=None if p is None else round(p, 4))
+                     entity=entity, probability=None if probability is None else round(probability, 4))
 
 
 def _names_any(names: Sequence[Side], candidate: Candidate) -> bool:
@@ -484,20 +426,6 @@ def _names_all(identifiers: Sequence[str], operators: Sequence[str], text: str, 
     operator and option."""
     return all(names_identifier(i, text) for i in identifiers) and all(names_operator(o, text) for o in operators) \
         and all(names_option(o, text) for o in options)
-
-
-def _answer_first(chosen: Sequence[Candidate]) -> list[Candidate]:
-    """The lead first, then the rest in reading order. `chosen` is best first: the lead is the
-    most probable unit when the answer model ranked them, else the best sentence that fills the
-    asked-for slot, else the best sentence (not the first in reading order: one paragraph's first
-    sentence led every answer quoting it; docs/EVALUATION.md, fourteenth session); never a unit
-    that is itself a question (an FAQ's heading repeats the question asked)."""
-    stating = [c for c in chosen if not is_question(c.text)]
-    scored = bool(chosen) and "p" in chosen[0].notes
-    filler = None if scored else next((c for c in stating if c.notes.get("fills_slot")), None)
-    lead = filler or (stating[0] if stating else None)
-    ordered = reading_order(chosen)
-    return ordered if lead is None else [lead] + [c for c in ordered if c is not lead]
 
 
 def one_part_terms(terms: QueryTerms, candidates: Sequence[Candidate]) -> QueryTerms:

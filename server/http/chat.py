@@ -238,7 +238,10 @@ def reply_markdown(result: AnswerResult) -> str:
     """The `content` of the reply: the answer and its Sources list (none for an insufficient answer);
     sources' ages count from the request's date."""
     citations = [c.to_dict() for c in result.final.answer.citations] if result.status != "insufficient" else []
-    return render_markdown(result.text, citations, result.context.now, result.perception.language)
+    text = result.text
+    if result.short_answer is not None:  # the asked-for value first, then the units that state it
+        text = f"**{result.short_answer.text}** [{result.short_answer.citation}]\n\n{text}"
+    return render_markdown(text, citations, result.context.now, result.perception.language)
 
 
 def _pieces(text: str) -> list[str]:

@@ -147,6 +147,10 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
         "timing": timing, "config_version": {**STR, "description": "Router config version (content hash)."},
         "caller": _ref("Caller"),
         "composer": _ref("Composer"),
+        "short_answer": {"oneOf": [_obj({"text": STR, "citation": INT}, extra=False), NULL],
+                         "description": "For a question asking for a value (a number, version, amount, duration "
+                                        "or date) in an answered reply: the value as the answer's lead unit "
+                                        "writes it, with that unit's citation [n]; else null."},
         "unavailable_kbs": {**_arr(_obj({"kb": STR, "reason": STR}, extra=False)),
                             "description": "Knowledge bases the plan would have searched whose index cannot be "
                                            "read now (missing, damaged or being replaced): the others answered, "

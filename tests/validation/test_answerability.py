@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from orchestration.retrieval.scored import ScoredChunk
-from orchestration.types import Claim
+from orchestration.types import AnswerScoring, Claim
 from validation import ISSUE_KINDS, hints_for
 from validation.checks import answerability
 
@@ -257,7 +257,8 @@ def test_the_answer_model_s_refusal_reads_the_rules_on_the_whole_answer(perceive
     whole answer. The model's lead ("founded ...") does not say who acquired WhatsApp, the unit
     quoted beside it does: the answer stands. Read on the lead alone (before), the rules objected
     and the answer was refused."""
-    scoring = {"refusal": {"bias": 0.41, "unit_logit": 0.40, "rules_unanswered": -0.40, "threshold": 0.45}}
+    scoring = AnswerScoring(threshold=0.3, best=(),
+                            refusal={"bias": 0.41, "unit_logit": 0.40, "rules_unanswered": -0.40, "threshold": 0.45})
     lead = Claim(f"{FOUNDED.text} [1]", [1], probability=0.30)
     beside = Claim(f"{ACQUIRED.text} [2]", [2], probability=0.20)
     query = perceive("Who acquired WhatsApp?")

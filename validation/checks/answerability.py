@@ -38,7 +38,7 @@ refused (server/status.py). Pure and deterministic.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,7 +47,7 @@ from orchestration.focus import Focus  # the question's focus and slot test, sha
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
 from orchestration.textcache import term_set
-from orchestration.types import Answer, Claim
+from orchestration.types import Answer, AnswerScoring, Claim
 from perception.slots import SHORT_QUESTION_WORDS
 from perception.types import Perception, TimeWindow
 from validation import text as tx
@@ -190,7 +190,7 @@ def rule_problem(focus: Focus, readings: list[ClaimReading], answer: Answer, cit
     return None
 
 
-def answered_probability(best: float, rule_says_unanswered: bool, refusal: dict) -> float:
+def answered_probability(best: float, rule_says_unanswered: bool, refusal: Mapping[str, float]) -> float:
     """The probability that the question is answered: a logistic reading of the best unit's
     log-odds and the rules' verdict, with the weights fitted on held-out public QA data."""
     p = min(max(best, 1e-6), 1 - 1e-6)
@@ -199,19 +199,18 @@ def answered_probability(best: float, rule_says_unanswered: bool, refusal: dict)
     return 1.0 / (1.0 + math.exp(-z))
 
 
-def _model_problem(best: float, rule: Reason | None, scoring: dict, focus: Focus, cited: list[ScoredChunk]
-                   ) -> Reason | None:
-    """When the answer model ranked the units: the answer stands if the question's probability of
+def _model_problem(best: float, rule: Reason | None, scoring: AnswerScoring, focus: Focus,
+                   cited: list[ScoredChunk]) -> Reason | None:
+    """When the learned ranker read the units: the answer stands if the question's probability of
     being answered (`answered_probability`) reaches the refusal threshold chosen on dev for
     false refusal <= 0.08 (docs/ANSWER_MODEL.md); else what the question asked and the closest
     unit, with its probability."""
-    refusal = scoring.get("refusal") or {}
-    threshold = float(refusal.get("threshold", scoring.get("threshold", 0.0)))
+    refusal, threshold = scoring.refusal, scoring.refusal_threshold
     answered = answered_probability(best, rule is not None, refusal) if refusal else best
     if answered >= threshold:
         return None
-    best_units = [u for u in scoring.get("best") or [] if u.get("text")]
-    closest: Any = ([(_short(str(u["text"]), 120), float(u.get("p", 0))) for u in best_units[:3]] if best_units
+    best_units = [u for u in scoring.best if u.text]
+    closest: Any = ([(_short(u.text, 120), u.p) for u in best_units[:3]] if best_units
                     else _short(_closest(focus, cited)))
     return Reason("low_probability", {"slot": focus.slot, "best": best, "answered": answered, "threshold": threshold,
                                       "rules": rule, "closest": closest})

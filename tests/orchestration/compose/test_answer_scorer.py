@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from dataclasses import replace
 
 import pytest
 from markdown_it import MarkdownIt
@@ -20,7 +21,7 @@ NOW = dt.date(2025, 7, 10)  # the perceive fixture's date
 
 @pytest.fixture(scope="module")
 def scored():
-    composer = ExtractiveComposer(answer_model=True)
+    composer = ExtractiveComposer(ranker="learned")
     composer.warm_up()
     return composer
 
@@ -69,10 +70,10 @@ def test_the_answering_unit_leads_and_every_quoted_unit_carries_its_probability(
     assert answer.claims[0].text.startswith("Vanguard was founded in 1975")
     facts = [c for c in answer.claims if c.kind == "fact"]
     assert all(0.0 < c.probability < 1.0 for c in facts)
-    assert answer.scoring["refusal"] == load_model("en").refusal
-    best = answer.scoring["best"]
-    assert 1 <= len(best) <= 3 and best[0]["p"] == max(c.probability for c in facts)
-    assert best[0]["why"] and all(name in FEATURES for name in best[0]["why"])
+    assert answer.scoring.refusal == load_model("en").refusal
+    best = answer.scoring.best
+    assert 1 <= len(best) <= 3 and best[0].p == max(c.probability for c in facts)
+    assert best[0].why and all(name in FEATURES for name in best[0].why)
 
 
 def test_the_trace_explains_each_choice_with_the_probability_and_what_moved_it(scored, perceive, synthetic):
@@ -89,7 +90,7 @@ def test_without_the_model_the_lexical_ranking_answers_and_no_probability_is_cla
 def test_a_chinese_question_is_scored_by_the_chinese_model(scored, perceive, synthetic):
     evidence = [synthetic("先锋集团成立于1975年，总部位于宾夕法尼亚州。", doc_id="zh", position=0)]
     answer = scored.run(perceive("先锋集团是哪一年成立的？"), evidence)
-    assert answer.scoring["refusal"] == load_model("zh").refusal
+    assert answer.scoring.refusal == load_model("zh").refusal
     assert answer.claims[0].probability is not None
 
 
@@ -100,20 +101,20 @@ def test_validation_refuses_when_the_best_unit_is_below_the_threshold_naming_it(
     verdict = ValidationAgent().run(perception, answer, evidence, NOW)
     assert not any(i.kind == "unanswered" for i in verdict.issues)
     # a refusal this demanding refuses it, naming the probabilities and the closest unit
-    answer.scoring = dict(answer.scoring, refusal=dict(answer.scoring["refusal"], threshold=0.999))
+    answer.scoring = replace(answer.scoring, refusal=dict(answer.scoring.refusal, threshold=0.999))
     verdict = ValidationAgent().run(perception, answer, evidence, NOW)
     [issue] = [i for i in verdict.issues if i.kind == "unanswered"]
     assert "best unit p=" in issue.detail and "refused below 1.00" in issue.detail
     assert "Vanguard was founded" in issue.detail
 
 
-@pytest.mark.parametrize("use_model", [False, True], ids=["lexical", "model"])
-def test_a_lead_in_brings_the_code_block_it_introduces(perceive, synthetic, use_model):
+@pytest.mark.parametrize("ranker", ["lexical", "learned"])
+def test_a_lead_in_brings_the_code_block_it_introduces(perceive, synthetic, ranker):
     """Issue 23: "Use the following command to generate one: [1]" was quoted without the command."""
     evidence = [synthetic("An API token authenticates the upload. Use the following command to generate one:\n\n"
                           "```\nsightline keys create --name uploader\n```\n\nTokens expire after 90 days.",
                           doc_id="tokens", position=0)]
-    composer = ExtractiveComposer(answer_model=use_model)
+    composer = ExtractiveComposer(ranker=ranker)
     answer = composer.run(perceive("How do I generate an API token?"), evidence)
     texts = [c.text for c in answer.claims]
     lead = next(i for i, t in enumerate(texts) if t.startswith("Use the following command to generate one:"))
@@ -125,8 +126,8 @@ def test_a_lead_in_brings_the_code_block_it_introduces(perceive, synthetic, use_
     assert not [i for i in verdict.issues if i.check == "citation"]
 
 
-@pytest.mark.parametrize("use_model", [False, True], ids=["lexical", "model"])
-def test_a_lead_in_brings_the_items_of_the_list_it_introduces(perceive, synthetic, use_model):
+@pytest.mark.parametrize("ranker", ["lexical", "learned"])
+def test_a_lead_in_brings_the_items_of_the_list_it_introduces(perceive, synthetic, ranker):
     """Issue 24 item 3: a list question is answered with the items of the list, not its lead-in
     alone ("There are three kinds of PEP: [1]" was the whole answer once lists were units)."""
     evidence = [synthetic("Plans differ in support. There are three support plans:\n"
@@ -134,7 +135,7 @@ def test_a_lead_in_brings_the_items_of_the_list_it_introduces(perceive, syntheti
                           "- Premium support answers within four hours.\n"
                           "- Enterprise support answers within one hour, at any time.\n"
                           "Plans can be changed every month.", doc_id="plans", position=0)]
-    answer = ExtractiveComposer(answer_model=use_model).run(perceive("What support plans are there?"), evidence)
+    answer = ExtractiveComposer(ranker=ranker).run(perceive("What support plans are there?"), evidence)
     texts = [c.text for c in answer.claims]
     lead = next(i for i, t in enumerate(texts) if t.startswith("There are three support plans:"))
     assert [t.split(" [")[0] for t in texts[lead + 1:lead + 4]] == [
@@ -154,7 +155,7 @@ def test_a_list_item_the_lexical_ranking_chose_brings_the_other_items_of_its_lis
                           "- 4.2.0 beta 2 of the engine: Monday, 2024-06-03\n"
                           "- 4.2.0 candidate 1 of the engine: Monday, 2024-08-05\n"
                           "- 4.2.0 final release of the engine: Tuesday, 2024-10-01\n", doc_id="schedule")]
-    answer = ExtractiveComposer(answer_model=False).run(perceive("When was the engine 4.2.0 released?"), evidence)
+    answer = ExtractiveComposer(ranker="lexical").run(perceive("When was the engine 4.2.0 released?"), evidence)
     quoted = " ".join(c.text for c in answer.claims)
     assert "4.2.0 final release of the engine: Tuesday, 2024-10-01" in quoted
     assert sum(c.text.startswith("4.2.0") for c in answer.claims) == 6
@@ -197,7 +198,7 @@ def test_a_unit_is_read_under_its_heading_so_it_answers_about_the_subject_the_he
                             metadata={"section": chunk.section}, units=chunk.units, score=1.0, fused=1.0)]
     # one unit quoted: the best by the lexical ranking (both say "offers PDF export"; only the
     # heading above one of them names the Lite edition; before, the first in reading order led)
-    composer = ExtractiveComposer(answer_model=False, max_sentences=1)
+    composer = ExtractiveComposer(ranker="lexical", max_sentences=1)
     answer = composer.run(perceive("Does the Lite edition offer PDF export?"), evidence)
     lite = "It offers no PDF export; printing is black and white for every user. [1]"
     # it decides the yes/no question: "No." (the unit negates it, read with its heading), and its
