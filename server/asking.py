@@ -40,6 +40,10 @@ def operator_caller(groups: tuple[str, ...] = (), all_groups: bool = False) -> C
     return Caller("operator", "operator", tuple(groups), unrestricted=all_groups)
 
 
+REPLY_FIELDS = ("trace_id", "status", "answer", "short_answer", "citations", "unavailable_kbs")
+
+
 def reply_fields(body: dict[str, Any]) -> dict[str, Any]:
-    """What an MCP `ask` and a batch record keep of a POST /rag body: trace id, status, answer, citations."""
-    return {key: body[key] for key in ("trace_id", "status", "answer", "citations")}
+    """What an MCP `ask` and a batch record keep of a POST /rag body: trace id, status, answer, the
+    short answer (a value question's value), citations, and the knowledge bases left out."""
+    return {key: body[key] for key in REPLY_FIELDS}

@@ -51,10 +51,15 @@ def _question(limits: RequestLimits) -> dict[str, Any]:
 def tool_list(limits: RequestLimits = RequestLimits()) -> list[types.Tool]:
     """The tools as announced by tools/list, their schemas following the request limits."""
     question = _question(limits)
-    ask_out = {"type": "object", "required": ["trace_id", "status", "answer", "citations"], "properties": {
+    ask_out = {"type": "object", "required": ["trace_id", "status", "answer", "short_answer", "citations",
+                                              "unavailable_kbs"], "properties": {
         "trace_id": {"type": "string", "description": "The id of this answer's trace (POST /rag's trace_id)."},
         "status": {"enum": list(ANSWER_STATUSES)},
         "answer": {"type": "string", "description": "Markdown with [n] markers naming the citations."},
+        "short_answer": {"type": ["object", "null"], "description": "For a question asking for a value: {text, "
+                         "citation}, the value as the answer's lead writes it; else null (POST /rag's)."},
+        "unavailable_kbs": {"type": "array", "items": OBJECT, "description": "Knowledge bases left out because "
+                            "their index cannot be read now: {kb, reason} (POST /rag's)."},
         "citations": {"type": "array", "items": OBJECT, "description": "n, chunk_id, kb, title, source, url, dates, "
                                                                        "snippet: as POST /rag's citations."}}}
     search_out = {"type": "object", "required": ["trace_id", "tasks", "results"], "properties": {

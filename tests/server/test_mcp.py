@@ -88,7 +88,8 @@ def test_the_tools_are_announced_with_their_schemas_and_limits():
     assert set(tools["ask"].input_schema["properties"]) == {"question", "kb", "now"}
     assert set(tools["search"].input_schema["properties"]) == {"question", "kb", "now", "top_k"}
     assert tools["ask"].input_schema["properties"]["question"]["maxLength"] == 2000
-    assert tools["ask"].output_schema["required"] == ["trace_id", "status", "answer", "citations"]
+    assert tools["ask"].output_schema["required"] == ["trace_id", "status", "answer", "short_answer", "citations",
+                                                      "unavailable_kbs"]
     assert all(tool.annotations.read_only_hint for tool in tools.values())
 
 
