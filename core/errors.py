@@ -239,6 +239,13 @@ class NotReady(SightlineError):
     http_status = 503
 
 
+class TraceNotFound(SightlineError):
+    """/ui/trace/<id> names no stored trace this caller may see (absent, expired, or another caller's)."""
+
+    code = "trace_not_found"
+    http_status = 404
+
+
 class PreconditionFailed(SightlineError):
     """PUT /admin/router with an If-Match version that is not the file's current one."""
 

@@ -85,13 +85,16 @@ class Attempt:
     verdict: Verdict
     hints_in: list[Adjustment] = field(default_factory=list)
     evidence_scores: list[float] = field(default_factory=list)  # in evidence_ids' order
+    candidates: list[dict[str, Any]] = field(default_factory=list)  # the evidence's ranks and scores (`_candidate`)
 
     def to_dict(self) -> dict[str, Any]:
         return {"attempt": self.number, "hints_in": [h.to_dict() for h in self.hints_in],
                 "evidence": self.evidence_ids, "answer": shown_text(self.answer, self.verdict),
                 "composer": self.answer.composer,
                 "fallback": self.answer.fallback,
-                "verdict": self.verdict.to_dict(), "plan": self.plan.to_dict()}
+                "verdict": self.verdict.to_dict(), "plan": self.plan.to_dict(),
+                "candidates": self.candidates,
+                "scoring": self.answer.scoring.to_dict() if self.answer.scoring else None}
 
 
 @dataclass
@@ -312,7 +315,7 @@ class AnswerLoop:
                 verdict = self._validate(perception, answer, evidence, now, trace, number, unwritten)
             read[id(answer)] = (evidence, unwritten)
             attempts.append(Attempt(number, plan, [c.chunk_id for c in evidence], answer, verdict, list(adjustments),
-                                    [c.score for c in evidence]))
+                                    [c.score for c in evidence], [_candidate(c) for c in evidence]))
             if verdict.ok or number == retries_allowed or not verdict.hints:
                 break
             # adjustments accumulate (a fix found once keeps applying), without repeats
@@ -457,6 +460,15 @@ class AnswerLoop:
                             started=trace.started)
 
 
+def _candidate(chunk: ScoredChunk) -> dict[str, Any]:
+    """How a piece of evidence ranked: its rank and score in every list it was in (each task's
+    keyword and vector arm after credibility, each task's fused list), its fused score and its
+    credibility multiplier (what /ui shows per candidate)."""
+    return {"chunk_id": chunk.chunk_id, "kb": chunk.kb, "fused": round(chunk.fused, 6),
+            "credibility": round(chunk.credibility, 4), "ranks": dict(chunk.ranks),
+            "scores": {name: round(value, 6) for name, value in chunk.scores.items()}}
+
+
 def _plan_key(plan: Plan) -> dict[str, Any]:
     """What decides a plan's evidence: everything but its notes (which name the attempt)."""
     return {k: v for k, v in plan.to_dict().items() if k != "notes"}
@@ -527,14 +539,16 @@ def composer_summary(profile: str, composer: ExtractiveComposer | LLMComposer, a
 
 def shape_trace(body: dict[str, Any], level: str) -> dict[str, Any]:
     """A full-trace response cut down to a trace level: "full" as is, "summary" without plans,
-    kept/rejected lists and parameters (counts instead), "none" without attempts and operations."""
+    candidates, scoring, kept/rejected lists and parameters (counts instead), "none" without
+    attempts and operations."""
     if level == "full":
         return body
     out = dict(body)
     if level == "none":
         out["attempts"], out["operations"] = [], []
         return out
-    out["attempts"] = [{k: v for k, v in a.items() if k != "plan"} for a in body["attempts"]]
+    out["attempts"] = [{k: v for k, v in a.items() if k not in ("plan", "candidates", "scoring")}
+                       for a in body["attempts"]]
     out["operations"] = [{k: v for k, v in o.items() if k not in ("kept", "rejected", "params")}
                          | {"rejected_count": len(o.get("rejected") or {})} for o in body["operations"]]
     return out

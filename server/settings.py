@@ -23,6 +23,7 @@ from orchestration.compose.llm.settings import LLMSettings, url_problem
 
 from .forwarded import DEFAULT_TRUSTED_PROXIES, parse_network
 from .http.schemas import RequestLimits
+from .traces import TraceLimits
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 # environment variable -> settings field (the admin token is read by server/admin_token.py, never stored)
@@ -40,6 +41,9 @@ ENV = {
     "SIGHTLINE_TRUSTED_PROXY_HOPS": "trusted_proxy_hops",
     "SIGHTLINE_TRUSTED_PROXIES": "trusted_proxies",
     "SIGHTLINE_ADMIN_FREE_FAILURES": "admin_free_failures",
+    "SIGHTLINE_TRACES_MAX_ENTRIES": "traces_max_entries",
+    "SIGHTLINE_TRACES_MAX_MB": "traces_max_mb",
+    "SIGHTLINE_TRACES_MAX_AGE_HOURS": "traces_max_age_hours",
 }
 # environment variable -> key of the `llm:` section (the default profile's LLM backend)
 LLM_ENV = {
@@ -104,6 +108,9 @@ class ServiceSettings:
             the shipped proxy runs on the service's host.
         admin_free_failures: failed admin attempts in a row an address may make before it is
             locked out (1 s, doubling, up to 300 s; server/auth_throttle.py).
+        traces_max_entries, traces_max_mb, traces_max_age_hours: the bounds of the trace store
+            behind /ui/trace/<id> (<data dir>/traces; server/traces.py): records, megabytes and
+            hours kept at most; 0 entries keeps none.
         llm: the default profile's LLM backend (`llm:` in service.yaml, SIGHTLINE_LLM_* in the
             environment); None: every profile answers extractively.
         source: the file the settings came from (None: built-in defaults).
@@ -128,6 +135,9 @@ class ServiceSettings:
     trusted_proxy_hops: int = 0
     trusted_proxies: tuple[str, ...] = DEFAULT_TRUSTED_PROXIES
     admin_free_failures: int = 5
+    traces_max_entries: int = 1000
+    traces_max_mb: int = 200
+    traces_max_age_hours: float = 168.0
     llm: LLMSettings | None = None
     source: str | None = None
 
@@ -138,6 +148,12 @@ class ServiceSettings:
     @property
     def metrics_path(self) -> Path:
         return paths.resolve(self.metrics_dir)
+
+    @property
+    def trace_limits(self) -> TraceLimits:
+        """The trace store's bounds (server/traces.py)."""
+        return TraceLimits(self.traces_max_entries, self.traces_max_mb * 1024 * 1024,
+                           self.traces_max_age_hours * 3600.0)
 
     @property
     def router_path(self) -> Path:
@@ -257,6 +273,10 @@ _READ: dict[str, tuple[Callable[[Where, Any], Any], type]] = {
     "trusted_proxy_hops": (_integer(0, 5), int),
     "trusted_proxies": (lambda where, value: _networks(where, value), str),
     "admin_free_failures": (_integer(1, 1_000_000), int),
+    "traces_max_entries": (_integer(0, 1_000_000), int),
+    "traces_max_mb": (_integer(1, 1_000_000), int),
+    "traces_max_age_hours": (lambda where, value: check.number(where, value, minimum=0, exclusive_minimum=True,
+                                                               maximum=24 * 366, finite=True), float),
 }
 
 

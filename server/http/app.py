@@ -1,5 +1,5 @@
 """The Flask app factory: POST /rag, the OpenAI-compatible /v1 endpoints (chat.py), health, readiness,
-metrics, knowledge bases, OpenAPI, admin.
+metrics, knowledge bases, OpenAPI, admin, and the /ui pages (ui.py).
 
 `create_app()` builds (and warms) the answering machinery once; under gunicorn that happens in
 the master before fork (`preload_app`, see gunicorn.conf.py). Every request gets a request id
@@ -39,6 +39,7 @@ from .context import request_context
 from .errors import is_admin_request, redact, register_error_handlers
 from .openapi import build_openapi
 from .schemas import parse_ask_request
+from .ui import keep_trace, register_ui
 
 log = logging.getLogger("sightline.http")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")  # fullmatch
@@ -70,6 +71,7 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
     register_error_handlers(app)
     app.register_blueprint(admin)
     app.register_blueprint(chat)
+    register_ui(app, settings)
     app.register_blueprint(mcp_http)
 
     @app.before_request
@@ -129,6 +131,7 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
         g.answer_headers = {"X-Sightline-Status": result.status, "X-Sightline-Config-Version": result.config_version}
         g.log_extra = {"answer_status": result.status, "attempts": len(result.attempts),
                        "config_version": result.config_version, "timing": result.timing}
+        keep_trace(result)  # for /ui/trace/<trace_id>
         return jsonify(result.to_body(ask.context.trace_level))
 
     @app.get("/healthz")

@@ -1,5 +1,8 @@
 """One place that turns every error into `{"error": {"code", "message", "field"?}}` and a status.
 
+Under /ui (the pages, ui.py) an error is a page saying the same (code, message, field), so a
+person sees it where they were; everywhere else it is JSON.
+
 Under /v1/ (the OpenAI-compatible API, chat.py) the same errors take OpenAI's shape,
 `{"error": {"message", "type", "param", "code"}}`: `param` is the field, `type` follows the status
 (OPENAI_TYPES), `code` is ours except where OpenAI's clients know another (OPENAI_CODES: an
@@ -19,7 +22,7 @@ import logging
 import re
 from typing import Any
 
-from flask import Flask, current_app, jsonify, request
+from flask import Flask, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
 
 from core.errors import SightlineError
@@ -27,6 +30,7 @@ from orchestration import paths
 
 from ..admin_token import token_matches
 from ..logs import request_id_var
+from .ui import is_ui_path
 
 log = logging.getLogger("sightline.errors")
 
@@ -82,20 +86,25 @@ def status_for(error: SightlineError) -> int:
 
 
 def error_response(code: str, message: str, status: int, field: str | None = None, headers=None):
-    """A JSON error response in the one shape every endpoint uses."""
+    """An error response in the one shape of its path: a page under /ui, OpenAI's JSON under /v1/,
+    `{"error": {"code", "message", "field"?}}` everywhere else."""
     message, field = _safe(message) or "", _safe(field)
     if status >= 500 and not is_admin_request():
         message = redact_text(message)
         field = redact_text(field) if field else field
-    if request.path.startswith(OPENAI_PREFIX):
-        kind = OPENAI_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
-        body: dict[str, Any] = {"message": message, "type": kind, "param": field,
-                                "code": OPENAI_CODES.get(code, code)}
+    if is_ui_path(request.path):
+        response = current_app.make_response(render_template("ui/error.html", code=code, message=message,
+                                                              field=field, status=status))
     else:
-        body = {"code": code, "message": message}
-        if field is not None:
-            body["field"] = field
-    response = jsonify({"error": body})
+        if request.path.startswith(OPENAI_PREFIX):
+            kind = OPENAI_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+            body: dict[str, Any] = {"message": message, "type": kind, "param": field,
+                                    "code": OPENAI_CODES.get(code, code)}
+        else:
+            body = {"code": code, "message": message}
+            if field is not None:
+                body["field"] = field
+        response = jsonify({"error": body})
     response.status_code = status
     for name, value in (headers or {}).items():
         response.headers[name] = value

@@ -127,10 +127,19 @@ def _schemas(limits: RequestLimits) -> dict[str, Any]:
                              "question's language."}})
     hint = _obj({"action": STR, "reason": STR, "params": OBJ})
     verdict = _obj({"ok": BOOL, "issues": _arr(issue), "hints": _arr(hint), "checks_run": _arr(STR)})
+    candidate = _obj({"chunk_id": STR, "kb": STR, "fused": NUM, "credibility": NUM,
+                      "ranks": {**OBJ, "description": "1-based rank per list: `<search>:keyword`, `<search>:vector` "
+                                "(after credibility), `<search>` (the search's fused list)."},
+                      "scores": {**OBJ, "description": "The score in each of those lists."}},
+                     description="How one piece of evidence ranked (trace=full).")
     attempt = _obj({"attempt": INT, "hints_in": _arr(hint), "evidence": _arr(STR), "answer": STR,
-                    "verdict": verdict, "plan": plan},
+                    "verdict": verdict, "plan": plan, "candidates": _arr(candidate),
+                    "scoring": {"type": ["object", "null"], "description": "The answer model's reading when it "
+                                "ranked the units (threshold, refusal, best units with p and the features that "
+                                "moved it most); null otherwise (trace=full)."}},
                    required=["attempt", "hints_in", "evidence", "answer", "verdict"],
-                   description="One pass route -> retrieve -> compose -> validate; `plan` with trace=full only.")
+                   description="One pass route -> retrieve -> compose -> validate; `plan`, `candidates` and "
+                   "`scoring` with trace=full only.")
     operation = _obj({"op": STR, "stage": STR, "input_count": INT, "output_count": INT, "ms": NUM, "reason": NSTR,
                       "params": OBJ, "kept": _arr(STR), "rejected": OBJ, "rejected_count": INT},
                      required=["op", "input_count", "output_count", "ms"],
@@ -299,6 +308,35 @@ def _chat_paths(limits: RequestLimits, callers: list) -> dict[str, Any]:
     }
 
 
+def _html(description: str) -> dict:
+    return {"description": description, "content": {"text/html": {"schema": STR}}}
+
+
+def _ui_paths(callers: list) -> dict[str, Any]:
+    """The /ui pages (server/http/ui.py): HTML, errors included."""
+    return {
+        "/ui": {"get": {"summary": "The page to ask a question and see why (HTML; asks POST /rag)",
+                        "operationId": "uiAsk", "responses": {"200": _html("The page.")}}},
+        "/ui/trace/{trace_id}": {"get": {
+            "summary": "The stored trace of an answer, for the caller that asked it or the admin (HTML)",
+            "operationId": "uiTrace", "security": [*callers, {"bearer": []}],
+            "parameters": [{"name": "trace_id", "in": "path", "required": True, "schema": STR,
+                            "description": "The answer's trace_id (its X-Request-ID)."}],
+            "responses": {"200": _html("The answer and its trace."),
+                          "401": _html("A malformed or unknown key (the page says which)."),
+                          "404": _html("No stored trace with this id that this caller may see (absent, expired, "
+                                       "or another caller's)."),
+                          "429": _html("Too many failed keys from this address: wait Retry-After seconds.")}}},
+        "/ui/static/{name}": {"get": {
+            "summary": "The pages' script, stylesheet and icon", "operationId": "uiStatic",
+            "parameters": [{"name": "name", "in": "path", "required": True,
+                            "schema": {"enum": ["ui.js", "ui.css", "favicon.svg"]}}],
+            "responses": {"200": {"description": "The file.", "content": {
+                "text/javascript": {"schema": STR}, "text/css": {"schema": STR}, "image/svg+xml": {"schema": STR}}},
+                "404": _html("No such file.")}}},
+    }
+
+
 def _json(schema_name: str, description: str) -> dict:
     return {"description": description, "content": {"application/json": {"schema": _ref(schema_name)}}}
 
@@ -359,6 +397,7 @@ def build_openapi(limits: RequestLimits = RequestLimits(), version: str = "0.1.0
                 "500": _error_response("Internal error; the message gives the request id to report."),
                 "503": _error_response("Not ready: an index or the config failed to load (the reason says which)."),
             }}},
+        **_ui_paths(callers),
         "/healthz": {"get": {"summary": "Liveness: the process answers", "operationId": "healthz",
                              "responses": {"200": _json("Health", "Alive.")}}},
         "/readyz": {"get": {"summary": "Readiness: models and indexes loaded, router config valid",
