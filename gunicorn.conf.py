@@ -30,6 +30,8 @@ Values come from config/service.yaml and the SIGHTLINE_* environment variables
   is set here (default var/prometheus) if the start command did not; `on_starting` wipes it,
   `child_exit` folds a dead worker's counters into an archive file (server/metrics_archive.py).
 - logs: JSON lines on stderr; the access log carries the request id (X-Request-ID).
+- OpenTelemetry (OTEL_EXPORTER_OTLP_ENDPOINT set): each worker makes its tracer provider after
+  the fork (post_worker_init) and `worker_exit` sends the spans still queued (server/otel).
 """
 
 import os
@@ -86,6 +88,13 @@ def post_worker_init(worker):
     service = worker.wsgi.extensions.get("sightline") if hasattr(worker.wsgi, "extensions") else None
     if service is not None:
         service.worker_started()
+
+
+def worker_exit(server, worker):
+    """In a worker as it exits: send the OpenTelemetry spans still queued (server/otel; nothing when off)."""
+    from server import otel
+
+    otel.shutdown()
 
 
 def child_exit(server, worker):

@@ -28,7 +28,7 @@ from orchestration.paths import config_dir
 from orchestration.retrieval import forking
 from orchestration.router.config import RouterConfig
 
-from . import metrics
+from . import metrics, otel
 from .admin_token import read_admin_token
 from .auth_throttle import FailureThrottle
 from .builds import BuildWatcher
@@ -82,6 +82,7 @@ class Service:
         self._worker_pid: int | None = None
         self.admin_token = read_admin_token()  # ConfigError (no start) when it is guessable
         self.admin_throttle = FailureThrottle(free=settings.admin_free_failures)
+        otel.configure()  # reads OTEL_*; ConfigError (no start) for an OTLP protocol it cannot send
         self.state_dir = _state_dir()
         self.keys = KeyStore(keys_path(), settings.router_reload_seconds,
                              snapshot=self.state_dir / "api_keys.good.yaml")
@@ -207,6 +208,7 @@ class Service:
             return
         assert self.watcher is not None  # _attach sets it with the loop
         self._warm_worker()
+        otel.start()  # after the fork: the exporter's threads live in the worker
         kbs = self.loop.retriever.knowledge_bases
         metrics.initialise({name: kb.describe().get("chunks") for name, kb in kbs.items()},
                            self.watcher.current.version, kbs)
@@ -236,17 +238,24 @@ class Service:
             log.exception("worker warm-up failed; loading on first use", extra={"event": "worker_start"})
 
     def answer(self, loop: Any, ask: Any) -> Any:
-        """Answer one request with the loop, one at a time per worker (the loop lock).
+        """Answer one request with the loop (one at a time per worker: the loop lock) and export its
+        trace to OpenTelemetry (server/otel; nothing when it is off).
 
         Args:
             loop: the AnswerLoop `require_ready()` returned.
             ask: the AskRequest, in its context.
 
         Returns:
-            The AnswerResult.
+            The AnswerResult. An error the loop raises is exported as a failed request, then raised.
         """
-        with self.lock:
-            return loop.answer(ask)
+        try:
+            with self.lock:
+                result = loop.answer(ask)
+        except Exception as exc:
+            otel.export_failure(ask.context, exc)
+            raise
+        otel.export(result)
+        return result
 
     def require_ready(self) -> Any:
         """The AnswerLoop, or NotReady with the reason (retrying a failed load now and then)."""

@@ -60,7 +60,7 @@ class TraceParent:
 def otel_trace_id(request_trace_id: str) -> int:
     """The 128-bit OpenTelemetry trace id of a request's trace id.
 
-    Promises: a trace id of 32 hex digits (Sightline's own: a uuid4's hex) is that number, so
+    Promises: a trace id of 32 hex digits (Sightline's own: `context.new_trace_id()`) is that number, so
     Jaeger and Tempo find the trace by the id the response carries; any other caller-chosen
     X-Request-ID maps to the first 128 bits of its SHA-256, the same id every time; never 0.
     """

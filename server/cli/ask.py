@@ -95,11 +95,13 @@ def _ask_here(args: argparse.Namespace, body: dict[str, Any]) -> dict[str, Any]:
     """Answer in this process, loading only what the question needs."""
     if args.kb:
         _check_kbs(args.kb)
+    from .. import otel
     from ..bootstrap import build_loop
     from ..callers import Caller
     from ..context import RequestContext
     from ..http.schemas import parse_ask_request
 
+    otel.configure()  # an OTLP protocol it cannot send fails here, before anything loads
     caller = Caller("operator", "operator", tuple(args.groups or ()), unrestricted=args.all_groups)
     request = parse_ask_request(body, context=RequestContext.create(caller=caller, endpoint="ask"))
     # with --kb, only those KBs are opened: the others need not be built
@@ -108,4 +110,7 @@ def _ask_here(args: argparse.Namespace, body: dict[str, Any]) -> dict[str, Any]:
     loop = build_loop(use_ner=not args.no_ner, knowledge_bases=tuple(dict.fromkeys(args.kb)) if args.kb else None,
                       llm=load_settings().llm)  # SIGHTLINE_LLM_* answer here as they do in the service
     loop.warm_up(eager=False)
-    return loop.run(request)
+    result = loop.answer(request)
+    otel.export(result)  # OTEL_EXPORTER_OTLP_ENDPOINT set: this question's trace, sent before the command ends
+    otel.shutdown()
+    return result.to_body(request.context.trace_level)

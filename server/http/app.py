@@ -15,7 +15,6 @@ import logging
 import os
 import re
 import time
-import uuid
 from typing import Any, cast
 
 from flask import Flask, Response, g, jsonify, request
@@ -25,7 +24,7 @@ from core.errors import Unauthenticated
 
 from .. import metrics
 from ..callers import Caller
-from ..context import Arrival
+from ..context import Arrival, new_trace_id
 from ..forwarded import ForwardedFor
 from ..kb_view import describe_for
 from ..logs import caller_var, configure_logging, request_id_var
@@ -77,7 +76,7 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
     @app.before_request
     def _start() -> None:
         given = request.headers.get("X-Request-ID", "")
-        g.request_id = given if REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+        g.request_id = given if REQUEST_ID.fullmatch(given) else new_trace_id()
         g.token = request_id_var.set(g.request_id)
         g.arrival = Arrival.now()  # the request's date and the start of its exported spans
         g.started = g.arrival.perf

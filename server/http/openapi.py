@@ -28,6 +28,11 @@ NINT = {"type": ["integer", "null"]}
 NULL = {"type": "null"}
 # JSON Schema patterns search (ECMA-262): anchored here, where `$` is the end of the string
 KB_NAME = {**STR, "pattern": f"^{NAME_PATTERN.pattern}$", "description": f"A knowledge base name: {NAME_RULE}."}
+# W3C Trace Context, read by the question endpoints (server/traceparent.py)
+TRACEPARENT = {"name": "traceparent", "in": "header", "required": False, "schema": STR,
+               "description": "W3C Trace Context: with OpenTelemetry export on (OTEL_EXPORTER_OTLP_ENDPOINT), this "
+                              "request's spans join the caller's trace under its span; a malformed value is "
+                              "ignored, never refused."}
 
 
 def _arr(items: dict) -> dict:
@@ -278,7 +283,7 @@ def _chat_paths(limits: RequestLimits, callers: list) -> dict[str, Any]:
     return {
         "/v1/chat/completions": {"post": {
             "summary": "OpenAI-compatible chat completion: answer the last user message with cited evidence",
-            "operationId": "chatCompletions", "security": callers, "parameters": [request_id],
+            "operationId": "chatCompletions", "security": callers, "parameters": [request_id, TRACEPARENT],
             "requestBody": {"required": True,
                             "content": {"application/json": {"schema": _ref("ChatCompletionRequest")}},
                             "description": f"At most {limits.max_body_bytes} bytes."},
@@ -383,7 +388,8 @@ def build_openapi(limits: RequestLimits = RequestLimits(), version: str = "0.1.0
             "operationId": "rag", "security": callers,
             "parameters": [{"name": "X-Request-ID", "in": "header", "required": False, "schema": STR,
                             "description": "Echoed back and used as trace_id when it is 1-128 of A-Z a-z 0-9 . _ : - "
-                            "(any other value is ignored, never refused); generated when absent or ignored."}],
+                            "(any other value is ignored, never refused); generated when absent or ignored."},
+                           TRACEPARENT],
             "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("RagRequest")}},
                             "description": f"At most {limits.max_body_bytes} bytes."},
             "responses": {

@@ -3,7 +3,7 @@ counters are summed over all gunicorn workers and never reset (even when a worke
 the alert rules load and evaluate.
 
 Prometheus is the Debian package `prometheus`, installed by `.ci/run` (and by hand with
-`apt-get install prometheus`, see the README); a test never installs software itself, so
+`apt-get install prometheus`, see docs/SERVICE.md); a test never installs software itself, so
 without it on PATH the test skips and says how to install it.
 """
 
