@@ -4,6 +4,7 @@ by the real chunker (tests/validation/conftest.py), perception is rules-only."""
 
 from __future__ import annotations
 
+import datetime as dt
 import socket
 import time
 
@@ -25,6 +26,7 @@ E4027 = chunk("manuals-fault-e4027", "E4027")
 FUEL = chunk("manuals-fuel-efficiency-comparison-2023", "2,290 kg")
 DRAFT = chunk("policies-invoice-contract-mismatch-2025-draft", "Vendor Settlement Office")
 EVIDENCE = [E4027, E5102, FUEL]
+NOW = dt.date(2025, 7, 1)  # the request's date, as its context gives every layer
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +98,7 @@ def test_api_key_is_sent_as_bearer_and_never_described(standin):
 # --- the prompt -------------------------------------------------------------------------------
 
 def test_prompt_numbers_evidence_with_source_date_status_and_sends_feedback(agent):
-    perception = agent.run("What triggers error code E5102?", None)
+    perception = agent.run("What triggers error code E5102?", NOW)
     feedback = [Feedback("unsupported_number", "85% is not stated in the cited source; it states 95%",
                          "E5102 needs 85% speed", [{"source": "Aurora", "title": "E5102", "status": "effective",
                                                     "text": "E5102 is triggered when the APU does not reach 95%"}])]
@@ -165,7 +167,7 @@ def test_a_comparison_sentence_becomes_a_relation_claim():
 def test_every_failure_falls_back_to_the_extractive_answer_and_says_why(standin, agent, reply, reason):
     standin.script(reply)
     composer = LLMComposer(settings(standin.url))
-    answer = composer.run(agent.run("What triggers error code E5102?", None), [E5102, E4027])
+    answer = composer.run(agent.run("What triggers error code E5102?", NOW), [E5102, E4027])
     assert answer.composer == "extractive" and answer.fallback == reason
     assert any(c.citations for c in answer.claims)  # the extractive answer, cited
     assert answer.llm_calls[0].outcome == reason and "the LLM answer was not used" in answer.notes[-1]
@@ -179,7 +181,7 @@ def test_a_reply_the_parser_chokes_on_falls_back(standin, agent, monkeypatch):
 
     monkeypatch.setattr(module, "parse_reply", broken)
     standin.script(Reply("E5102 [1]."))
-    answer = LLMComposer(settings(standin.url)).run(agent.run("What triggers error code E5102?", None), [E5102])
+    answer = LLMComposer(settings(standin.url)).run(agent.run("What triggers error code E5102?", NOW), [E5102])
     assert answer.fallback == "malformed" and answer.composer == "extractive"
 
 
@@ -187,7 +189,7 @@ def test_a_failure_is_remembered_for_the_rest_of_the_request(standin, agent):
     standin.script(Reply(delay=0.8))
     composer = LLMComposer(settings(standin.url))
     session = composer.session()
-    perception = agent.run("What triggers error code E5102?", None)
+    perception = agent.run("What triggers error code E5102?", NOW)
     first = composer.run(perception, [E5102], session=session)
     second = composer.run(perception, [E5102], session=session)
     assert first.fallback == second.fallback == "timeout"
@@ -200,7 +202,7 @@ def test_the_call_timeout_is_cut_to_the_budget_left(standin, agent):
     session = composer.session()
     time.sleep(0.3)  # most of the budget already spent by this request
     started = time.monotonic()
-    answer = composer.run(agent.run("What triggers error code E5102?", None), [E5102], session=session)
+    answer = composer.run(agent.run("What triggers error code E5102?", NOW), [E5102], session=session)
     assert answer.fallback == "timeout" and time.monotonic() - started < 0.35
 
 
@@ -209,14 +211,14 @@ def test_no_budget_left_means_no_call(standin, agent):
     session = composer.session()
     session.deadline = time.monotonic()  # spent
     standin.script()
-    answer = composer.run(agent.run("What triggers error code E5102?", None), [E5102], session=session)
+    answer = composer.run(agent.run("What triggers error code E5102?", NOW), [E5102], session=session)
     assert answer.fallback == "budget" and standin.requests == []
 
 
 def test_a_good_reply_is_the_answer_with_its_call_recorded(standin, agent):
     standin.script(Reply("E5102 is triggered when the APU does not reach 95% speed within 60 seconds "
                          "{cite:95% speed}."))
-    answer = LLMComposer(settings(standin.url)).run(agent.run("What triggers error code E5102?", None),
+    answer = LLMComposer(settings(standin.url)).run(agent.run("What triggers error code E5102?", NOW),
                                                     [E4027, E5102])
     assert answer.composer == "llm" and answer.fallback is None
     assert answer.text == "E5102 is triggered when the APU does not reach 95% speed within 60 seconds [1]."
