@@ -48,6 +48,14 @@ checks.negative_data_rejection.expected-statuses = ["400", "401", "404", "412", 
 [[operations]]
 include-path = "/v1/chat/completions"
 checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "404"]
+
+# MCP's body is one JSON-RPC message of any of the protocol's methods, whose params differ per method,
+# and its transport needs an Accept header naming both JSON and event streams: the schema says "a
+# JSON-RPC object", so a schema-valid body ({}) may be 400 and a request without that Accept 406, as
+# the document says. The protocol itself is tested with the SDK's own client (tests/server/test_mcp.py).
+[[operations]]
+include-path = "/mcp"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "406"]
 """
 
 
