@@ -50,7 +50,7 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow and not model"
 
-## test-figures: recompute the shipped answer model's dev figures (~2 min; reads ../shared/eval).
+## test-figures: recompute the answer figures of both rankers on the choosing and report splits (~10 min; reads ../shared/eval; fails, never skips).
 test-figures: $(STAMP)
 	SIGHTLINE_FIGURES=1 $(BIN)/python -m pytest -q tests/evaluation/test_shipped_figures.py
 

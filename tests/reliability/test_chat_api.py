@@ -142,7 +142,9 @@ def test_a_follow_up_keeps_the_topic_and_the_trace_says_so(secured):
     content, extra = second.choices[0].message.content, second.model_extra["sightline"]
     # about the 737 MAX 8, on the same topic (fuel burn) and year as the first question
     assert extra["status"] == "answered"
-    assert content.startswith("In 2023, the 737 MAX 8 burns") and "kg of fuel" in content
+    # the asked-for value first (the short answer), then the unit that states it
+    assert content.startswith("**2,360 kg** [1]\n\nIn 2023, the 737 MAX 8 burns") and "kg of fuel" in content
+    assert extra["short_answer"] == {"text": "2,360 kg", "citation": 1}
     assert extra["perception"]["query"] == "What is the fuel burn of the 737 MAX 8 in 2023?"
     assert extra["perception"]["constraints"]["time"]["start"] == "2023-01-01"
     assert extra["followup"]["from_turn"] == 1 and extra["followup"]["replaced"] == {"A320neo": "737 MAX 8"}
