@@ -267,7 +267,7 @@ class AnswerLoop:
                                 input_count=len(request.history), output_count=len(perception.entities),
                                 kept=[f"turn {followup.from_turn}"], reason=followup.reason))
         composer = self.composer_for(context.profile)
-        session = composer.session() if isinstance(composer, LLMComposer) else None
+        session = composer.session()
         feedback: list[Feedback] = []
         attempts: list[Attempt] = []
         read: dict[int, tuple[list[ScoredChunk], list[str]]] = {}  # id(answer) -> its evidence and unwritten words
@@ -282,7 +282,7 @@ class AnswerLoop:
                 op.output_count = len(plan.tasks)
                 op.kept = [t.id for t in plan.tasks]
                 plan = self._without_unavailable(plan, request.kbs, trace, number, unavailable)
-            deterministic = not isinstance(composer, LLMComposer)
+            deterministic = composer.deterministic
             repeated = _same_plan(plan, attempts) if deterministic else None
             if repeated is not None:
                 _trace_repeat(trace, number, repeated, "plan")
@@ -298,12 +298,9 @@ class AnswerLoop:
                 attempts.append(replace(repeated, number=number, plan=plan, hints_in=list(adjustments)))
                 break
             with trace.stage("compose"), trace.operation("compose", attempt=number, composer=composer.name) as op:
-                if isinstance(composer, LLMComposer):
-                    answer = composer.run(perception, evidence, excluded_claims=plan.dropped_claims,
-                                          feedback=feedback, session=session)
-                    _trace_llm_calls(trace, answer, number, composer.settings.model)
-                else:
-                    answer = composer.run(perception, evidence, excluded_claims=plan.dropped_claims)
+                answer = composer.run(perception, evidence, excluded_claims=plan.dropped_claims, feedback=feedback,
+                                      session=session)
+                _trace_llm_calls(trace, answer, number, composer.model)
                 op.params.update(used=answer.composer, fallback=answer.fallback)
                 if answer.term_weights:
                     op.params["term_weights"] = answer.term_weights
@@ -506,7 +503,7 @@ def _trace_repeat(trace: Trace, number: int, repeated: Attempt, what: str) -> No
                         stage="route", input_count=1, output_count=0, reason=reason))
 
 
-def _trace_llm_calls(trace: Trace, answer: Answer, attempt: int, model: str) -> None:
+def _trace_llm_calls(trace: Trace, answer: Answer, attempt: int, model: str | None) -> None:
     """One `compose.llm` operation per LLM call: model, tokens, outcome, time."""
     for k, call in enumerate(answer.llm_calls, start=1):
         trace.add(Operation(op="compose.llm", params={
@@ -526,7 +523,7 @@ def composer_summary(profile: str, composer: ExtractiveComposer | LLMComposer, a
     """
     final = attempts[-1].answer
     calls = [call for attempt in attempts for call in attempt.answer.llm_calls]
-    model = composer.settings.model if isinstance(composer, LLMComposer) else None
+    model = composer.model
     detail = None
     if final.fallback:  # the failed call's detail, or (a reply validation rejected) the composer's note
         detail = next((c.detail for c in reversed(calls) if c.outcome != "ok"), None) or final.notes[-1]

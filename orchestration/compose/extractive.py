@@ -28,7 +28,7 @@ from orchestration.focus import OPEN_SLOTS, Focus
 from orchestration.kb.units import FIELD
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
-from orchestration.types import Answer, Claim, ShortAnswer
+from orchestration.types import Answer, Claim, Feedback, ShortAnswer
 from perception.question import Question
 from perception.types import Perception
 
@@ -49,6 +49,8 @@ class ExtractiveComposer:
     """Quotes the best supporting evidence sentences, cites them, and states supported relations."""
 
     name = "extractive"
+    deterministic = True  # same input, same answer: a retry repeating a plan or evidence repeats its answer
+    model: str | None = None  # no language model writes its answers
 
     def __init__(self, max_sentences: int = 4, max_per_entity: int = 2, snippet_chars: int = 240,
                  min_ratio: float = 0.35, foreign_factor: float = 0.8, ranker: str = LexicalRanker.name) -> None:
@@ -90,14 +92,21 @@ class ExtractiveComposer:
 
     # --- entry point --------------------------------------------------------------------------
 
+    def session(self) -> None:
+        """None: an extractive answer keeps no state across a request's attempts."""
+        return None
+
     def run(self, perception: Perception, evidence: Sequence[ScoredChunk],
-            excluded_claims: Sequence[str] = ()) -> Answer:
+            excluded_claims: Sequence[str] = (), *, feedback: Sequence[Feedback] = (),
+            session: object = None) -> Answer:
         """Compose an answer from the evidence (best first).
 
         Args:
             perception: the understood query.
             evidence: the fused evidence, best first.
             excluded_claims: sentence or claim texts a previous attempt's validation rejected.
+            feedback, session: what a generative composer reads (validation's findings, its
+                request state); an extractive answer quotes the evidence and needs neither.
 
         Returns:
             An Answer with `composer="extractive"` in the query's language.

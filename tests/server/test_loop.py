@@ -203,8 +203,8 @@ class DriftingComposer(ExtractiveComposer):
         super().__init__()
         self.calls = 0
 
-    def run(self, perception, evidence, excluded_claims=()):
-        answer = super().run(perception, evidence, excluded_claims)
+    def run(self, perception, evidence, excluded_claims=(), **context):
+        answer = super().run(perception, evidence, excluded_claims, **context)
         self.calls += 1
         if self.calls == 1:
             for claim in answer.claims:

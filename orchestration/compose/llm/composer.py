@@ -73,6 +73,7 @@ class LLMComposer:
     """Asks an OpenAI-compatible model for a cited answer; falls back to the extractive composer."""
 
     name = "llm"
+    deterministic = False  # a model may answer the same evidence differently: every retry is asked
 
     def __init__(self, settings: LLMSettings, fallback: ExtractiveComposer | None = None,
                  client: ChatClient | None = None) -> None:
@@ -88,6 +89,11 @@ class LLMComposer:
         self.client = client or ChatClient(settings)
         self.breaker = CircuitBreaker(settings.circuit_failures, settings.circuit_cooldown_seconds)
         self.snippet_chars = self.fallback.snippet_chars
+
+    @property
+    def model(self) -> str:
+        """The model that writes the answers (the configured name)."""
+        return self.settings.model
 
     def warm_up(self) -> None:
         """Warm the fallback; the model is not called at start (it may be down, that is allowed)."""
