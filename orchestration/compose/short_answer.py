@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from core.reading.quantities import NUMBER_RUN, Quantity
+from core.reading.units import measure_after
 from core.text import MONTH_NAME
 from orchestration.focus import Focus, fills_slot
 from orchestration.retrieval.tokenize import STOPWORDS_EN
@@ -58,22 +59,38 @@ def short_answer(focus: Focus, lead: Candidate) -> str | None:
         if version is not None:
             return version
     for quantity in lead.quantities:
-        if set(NUMBER_RUN.findall(quantity.text)) <= written:
+        if set(NUMBER_RUN.findall(quantity.text)) <= written or _inside_expression(text, quantity):
             continue
         stated = _with_following_noun(text, quantity, language) if focus.slot == "number" else quantity.text
         if fills_slot(focus.slot, stated, language, asked):
-            return stated
+            return _with_range_start(text, quantity.span[0], stated)
     if focus.slot == "duration" and language == "en":
         worded = _WORDED_DURATION.search(text)
         return worded.group(0) if worded else None
     return None
 
 
+def _inside_expression(text: str, quantity: Quantity) -> bool:
+    """The number is part of code or a formula ("`number_of_cores + 4`"): not a value on its own."""
+    before = text[:quantity.span[0]]
+    return before.count("`") % 2 == 1 or bool(re.search(r"[+*/=<>^%-]\s*$", before))
+
+
+def _with_range_start(text: str, start: int, stated: str) -> str:
+    """A value that ends a range ("between 2 and 3 elements", "5-10 seconds") with the range's start."""
+    lower = re.search(r"(?:\bbetween\s+)?\d[\d.,]*\s*(?:and|to|or|-|–)\s*$", text[:start])
+    return text[lower.start():start] + stated if lower else stated
+
+
 def _with_following_noun(text: str, quantity: Quantity, language: str) -> str:
-    """A unitless number with the words that say what it counts ("800 flight hours", "3 retries"):
-    up to two lowercase words after it, stopping at a function word or punctuation."""
+    """A unitless number with its unit ("16 MiB") or the words that say what it counts ("800 flight
+    hours", "3 retries"): up to two lowercase words after it, stopping at a function word or
+    punctuation."""
     if quantity.unit or language == "zh":
         return quantity.text
+    unit = measure_after(text, quantity.span[1])
+    if unit:
+        return text[quantity.span[0]:text.index(unit, quantity.span[1]) + len(unit)]
     end = quantity.span[1]
     for _ in range(2):
         word = re.match(r" ([a-z][a-z-]*)\b", text[end:])

@@ -17,6 +17,10 @@ from orchestration.compose.extractive import ExtractiveComposer
      "2 October 2023"),
     ("Which version added the --json flag?", "The --json flag was added in version 2.1 of the tool.", "2.1"),
     ("How many retries does the uploader make?", "The uploader makes 3 retries before it gives up.", "3 retries"),
+    ("What average chunk size does the chunker aim for?", "The chunker aims for an average chunk size of 1 MiB.",
+     "1 MiB"),
+    ("How many elements can the upload tuple have?", "The upload tuple can have between 2 and 3 elements.",
+     "between 2 and 3 elements"),
 ])
 def test_a_value_question_gets_the_value_first_cited_as_the_lead(perceive, synthetic, ranker, question, unit, value):
     evidence = [synthetic(unit, doc_id="manual"), synthetic("The tool is written in Go and ships as one binary.",
@@ -35,6 +39,12 @@ def test_a_value_question_gets_the_value_first_cited_as_the_lead(perceive, synth
 ])
 def test_a_question_that_asks_for_no_value_has_no_short_answer(perceive, synthetic, question, unit):
     answer = ExtractiveComposer().run(perceive(question), [synthetic(unit)])
+    assert answer.claims and answer.short_answer is None
+
+
+def test_a_number_inside_a_formula_or_code_is_no_value_of_its_own(perceive, synthetic):
+    answer = ExtractiveComposer().run(perceive("What is the default number of installer workers?"),
+                                      [synthetic("The default number of installer workers is `number_of_cores + 4`.")])
     assert answer.claims and answer.short_answer is None
 
 
