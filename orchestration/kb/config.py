@@ -25,6 +25,7 @@ from ..retrieval.query_terms import COUNTED, QUERY_TERMS
 from .metadata import MAPPABLE_FIELDS, MEANINGFUL_FIELDS, field_key
 
 ARMS = ("keyword", "vector")
+BACKENDS = ("local", "milvus")
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,22 @@ class KeywordQuery:
 
 
 @dataclass(frozen=True)
+class MilvusSettings:
+    """Where a KB on the `milvus` backend lives (docs/SCALE.md).
+
+    uri: a file path (milvus-lite in this process) or `http(s)://host:19530` (a cluster).
+    collection: the alias serving the current build; each build's own collection is
+        `<collection>__<build id>`.
+    token_env: the environment variable holding the cluster's token (read when connecting;
+        never written to config).
+    """
+
+    uri: str
+    collection: str
+    token_env: str | None = None
+
+
+@dataclass(frozen=True)
 class KBSettings:
     """One knowledge base: where its documents are and how it is chunked, indexed and fused."""
 
@@ -65,6 +82,9 @@ class KBSettings:
     fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # the embedder of its dense arm; None: chosen at ingest from the documents' language
     embedder: str | None = None
+    # where both arms search: "local" (the build's BM25 and FAISS files) or "milvus" (`milvus:`)
+    backend: str = "local"
+    milvus: MilvusSettings | None = None
 
 
 @dataclass(frozen=True)
@@ -140,6 +160,22 @@ def _fields(where: Where, data: Any, base: dict[str, tuple[str, ...]]) -> dict[s
     return out
 
 
+def _milvus(where: Where, name: str, data: Any, base_dir: Path) -> MilvusSettings:
+    """`milvus: {uri, collection, token_env}`; a uri without a scheme is a milvus-lite file
+    resolved against `base_dir`; the collection defaults to `sightline_<name>`."""
+    data = check.mapping(where, data, ("uri", "collection", "token_env"), required=("uri",))
+    uri = str(data["uri"])
+    if "://" not in uri:
+        uri = str(paths.resolve(uri, base_dir))
+    elif not uri.startswith(("http://", "https://")):
+        raise where.at("uri").fail(f"'{uri}' must be a file path (milvus-lite) or an http(s):// address")
+    collection = str(data.get("collection") or f"sightline_{name.replace('-', '_')}")
+    if not collection.replace("_", "a").isalnum() or not collection[0].isalpha():
+        raise where.at("collection").fail(f"'{collection}' must start with a letter and hold letters, digits, '_'")
+    token_env = data.get("token_env")
+    return MilvusSettings(uri=uri, collection=collection, token_env=str(token_env) if token_env else None)
+
+
 def _kb(where: Where, name: str, data: Any, defaults: KBSettings, base_dir: Path) -> KBSettings:
     data = check.mapping(where, data, sorted({f.name for f in fields(KBSettings)} - {"name"}))
     settings = replace(defaults, name=name)
@@ -176,6 +212,14 @@ def _kb(where: Where, name: str, data: Any, defaults: KBSettings, base_dir: Path
     if data.get("embedder") is not None:
         settings = replace(settings, embedder=check.choice(where.at("embedder"), data["embedder"],
                                                            sorted(EMBEDDERS), "embedder"))
+    if "backend" in data:
+        settings = replace(settings, backend=check.choice(where.at("backend"), data["backend"], BACKENDS, "backend"))
+    if "milvus" in data:
+        if name == "defaults":
+            raise where.at("milvus").fail("set milvus per knowledge base: each needs its own collection")
+        settings = replace(settings, milvus=_milvus(where.at("milvus"), name, data["milvus"], base_dir))
+    if settings.backend == "milvus" and settings.milvus is None and name != "defaults":
+        raise where.at("milvus").fail("backend: milvus needs `milvus: {uri: ...}` (a file path or a cluster address)")
     return settings
 
 

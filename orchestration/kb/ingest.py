@@ -11,6 +11,7 @@ dropped (an unreadable date), and a knowledge base none of whose documents carri
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -24,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from core.errors import KnowledgeBaseError, NoUsableDocuments
+from core.errors import KnowledgeBaseError, NoUsableDocuments, SearchEngineUnavailable
 from perception import extract_entities
 from perception.language import detect_language
 
@@ -33,7 +34,7 @@ from ..retrieval.dense import DenseIndex
 from ..retrieval.embedder import CHINESE_EMBEDDER, Embedder, get_embedder
 from ..retrieval.filters import FilterColumns
 from ..retrieval.tokenize import tokenize
-from . import layout
+from . import layout, milvus_build
 from .chunking import chunk_text
 from .config import KBSettings
 from .documents import Document, Skipped, iter_documents
@@ -245,6 +246,9 @@ def _source_checksum(documents: list[Document], settings: KBSettings, embedder: 
                               settings.dense.hnsw_threshold]).encode())
     for path in _PIPELINE_FILES:
         digest.update(path.read_bytes())
+    if settings.milvus is not None and settings.backend == "milvus":  # a local KB's checksum is unchanged
+        digest.update(json.dumps([settings.backend, settings.milvus.uri, settings.milvus.collection]).encode())
+        digest.update(Path(__file__).with_name("milvus_build.py").read_bytes())
     for doc in documents:
         digest.update(json.dumps([doc.id, doc.title, doc.text, doc.metadata], sort_keys=True,
                                  ensure_ascii=False).encode())
@@ -311,6 +315,18 @@ def _embed(chunks: list[StoredChunk], embedder: Embedder, kb_dir: Path, report: 
     return vectors
 
 
+def _collections(kb_dir: Path) -> list[str]:
+    """The Milvus collections the builds on disk name in their manifests (a serving process may hold any)."""
+    builds = kb_dir / layout.BUILDS
+    names = []
+    for build in sorted(builds.iterdir()) if builds.is_dir() else []:
+        try:
+            names.append(read_manifest(build, "").get("milvus", {}).get("collection"))
+        except KnowledgeBaseError:
+            continue  # unfinished or damaged: it serves nothing
+    return [n for n in names if n]
+
+
 def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterable[Path] | None = None,
            rebuild: bool = False, progress: bool = True,
            on_stage: Callable[[str], None] | None = None) -> IngestReport:
@@ -358,6 +374,7 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
     kb_dir.mkdir(parents=True, exist_ok=True)
     layout.prune(kb_dir)
     build_dir = layout.new_build_dir(kb_dir)
+    engine: dict[str, str] = {}  # the build's Milvus collection, on that backend
     try:
         stage("chunk")
         chunks = _chunk_documents(documents, settings, progress)
@@ -367,11 +384,16 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
         stage("bm25")
         BM25Index.build(tokenize(c.indexed_text) for c in chunks).save(build_dir / "bm25")
         stage("columns")
-        FilterColumns.build(c.metadata for c in chunks).save(build_dir / "columns")
+        columns = FilterColumns.build(c.metadata for c in chunks)
+        columns.save(build_dir / "columns")
         stage("embed")
         vectors = _embed(chunks, embedder, kb_dir, report, progress, reuse=not rebuild)
         stage("dense")
         DenseIndex.build(vectors, settings.dense).save(build_dir / "dense")
+        if settings.backend == "milvus" and settings.milvus is not None:
+            stage("milvus")
+            engine["collection"] = milvus_build.build_collection(settings.name, settings.milvus, build_dir, chunks,
+                                                                 vectors, columns)
         stage("manifest")
         write_manifest(build_dir, {
             "kb": settings.name,
@@ -384,13 +406,20 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
             "settings": {"chunk_words": settings.chunk_words, "overlap_words": settings.overlap_words,
                          "dense_kind": "hnsw" if len(chunks) >= settings.dense.hnsw_threshold else "flat"},
             "source_checksum": checksum,
+            **({"milvus": engine} if engine else {}),
         })
         stage("switch")
         layout.switch_to(kb_dir, build_dir)
     except BaseException:
         shutil.rmtree(build_dir, ignore_errors=True)
+        if engine and settings.milvus is not None:  # written, never aliased: dropped (the build's error wins)
+            with contextlib.suppress(SearchEngineUnavailable):
+                milvus_build.prune_collections(settings.name, settings.milvus, _collections(kb_dir))
         raise
     layout.prune(kb_dir)
+    if engine and settings.milvus is not None:
+        milvus_build.switch_alias(settings.name, settings.milvus, engine["collection"])
+        milvus_build.prune_collections(settings.name, settings.milvus, _collections(kb_dir))
     report.build_dir = build_dir
     report.seconds = time.perf_counter() - started
     return report

@@ -15,12 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from core.errors import IndexUnavailable
+from core.errors import IndexUnavailable, SearchEngineUnavailable
 
+from ..retrieval.backend import SearchBackend
 from ..retrieval.bm25 import BM25Index
 from ..retrieval.bm25_visible import VisibleBM25, visible_to
 from ..retrieval.dense import DenseIndex
 from ..retrieval.filters import FilterColumns
+from ..retrieval.milvus_backend import MilvusBackend
 from . import layout
 from .config import KBSettings
 from .integrity import BuildFiles
@@ -46,6 +48,7 @@ class KnowledgeBase:
         self.bm25: BM25Index | None = None
         self.dense: DenseIndex | None = None
         self.columns: FilterColumns | None = None
+        self.engine: SearchBackend | None = None  # None: the local backend (the build's own files)
         self.chunk_ids: list[str] = []  # row -> chunk id, for traces without a store lookup
         self._hold: int | None = None  # fd holding the open build against pruning (layout.hold)
         self.files: BuildFiles | None = None  # the open build's files as opened (size, mtime, inode)
@@ -121,7 +124,11 @@ class KnowledgeBase:
                 raise IndexUnavailable(f"{build}: index sizes disagree (bm25 {bm25.n_docs}, dense {dense.size}, "
                                        f"manifest {count}); {self.rebuild_hint}", field=self.name)
             chunk_ids = store.chunk_ids()
+            engine = self._engine(build, manifest)
             files = BuildFiles(self.name, build, manifest, self.rebuild_hint)  # sizes as mapped = the manifest's
+        except SearchEngineUnavailable:  # the build is whole: no rebuild hint
+            layout.release(hold_fd)
+            raise
         except IndexUnavailable as exc:
             layout.release(hold_fd)
             raise IndexUnavailable(f"{exc.message}; {self.rebuild_hint}"
@@ -135,6 +142,25 @@ class KnowledgeBase:
         self.embedder_name = built_with
         self.chunk_ids = chunk_ids
         self.bm25, self.dense, self.columns, self.store = bm25, dense, columns, store
+        self.engine = engine
+
+    def _engine(self, build: Path, manifest: dict[str, Any]) -> SearchBackend | None:
+        """The engine backend the KB's config names, on the build's own collection (None: local).
+
+        Raises:
+            IndexUnavailable: the build has no collection (built for the local backend).
+            SearchEngineUnavailable: the engine cannot be reached or lacks the collection.
+        """
+        if self.settings.backend == "local":
+            return None
+        assert self.settings.milvus is not None  # config.py requires it for backend: milvus
+        collection = manifest.get("milvus", {}).get("collection")
+        if collection is None:
+            raise IndexUnavailable(f"knowledge base '{self.name}' is configured for backend: milvus but build "
+                                   f"{build} has no Milvus collection", field=self.name)
+        engine = MilvusBackend(self.name, self.settings.milvus, collection)
+        engine.check()
+        return engine
 
     def keyword_index(self, acl_groups: Sequence[str] | None) -> BM25Index | VisibleBM25:
         """The keyword index as a caller with `acl_groups` sees it (None: every row): its BM25
@@ -181,7 +207,9 @@ class KnowledgeBase:
         layout.release(self._hold)
         self._hold = None
         self.files = None
-        self.store = self.bm25 = self.dense = self.columns = None
+        if self.engine is not None:
+            self.engine.close()
+        self.store = self.bm25 = self.dense = self.columns = self.engine = None
 
     def describe(self) -> dict[str, Any]:
         """Name, counts, build time and embedder, as `GET /kb` shows them."""

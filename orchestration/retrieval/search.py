@@ -8,7 +8,8 @@ ACL filtering happens first, before anything is scored or logged: a chunk a call
 see is never named nor counted, and the keyword arm scores with the statistics of the chunks
 the caller may see (bm25_visible.py), so no score, rank or count depends on a hidden chunk.
 Every other rejected candidate (one that would have ranked without the filter) is named in
-the trace with its reason.
+the trace with its reason. A KB on an engine backend (`backend: milvus`, backend.py) runs each
+arm as an engine search instead; its BM25 statistics are the engine's (docs/SECURITY.md).
 """
 
 from __future__ import annotations
@@ -203,6 +204,12 @@ class Retriever:
         """The embedder that built a knowledge base's vectors (KBs searched as one must share it)."""
         return self.embedder_for(self.kb(name)).name
 
+    def corpus_of(self, name: str) -> str:
+        """What KBs searched as one corpus must have in common: "" on the local backend (their
+        BM25 statistics are pooled, federation.py); its own name on an engine backend, whose
+        statistics are the engine's, so such a KB is searched alone."""
+        return "" if self.kb(name).engine is None else name
+
     def public_sources(self) -> list[str]:
         """The `source` values of the public documents of every opened KB, sorted (Perception's sources)."""
         sources: set[str] = set()
@@ -262,6 +269,11 @@ class Retriever:
         kbs = [self.kb(name) for name in request.kbs]
         idf = None
         if len(kbs) > 1 and request.search in ("keyword", "hybrid"):
+            for kb in kbs:
+                if kb.engine is not None:
+                    raise RequestError(f"knowledge base '{kb.name}' is searched by {kb.engine.kind}, with the engine's "
+                                       "own BM25 statistics: search it alone, not as one corpus with others",
+                                       field="kb")
             idf = shared_idf([kb.keyword_index(acl_groups) for kb in kbs], shared.tokenize(request.query))
         arms: list[KBArm] = []
         factors: dict[KBRow, float] = {}
@@ -322,7 +334,7 @@ class Retriever:
                                       acl_groups))
         if request.search in ("vector", "hybrid") and vector is not None:
             arms.append(self._vector(kb, request, vector, candidates, allowed, visible, seen, weights, trace,
-                                     shared))
+                                     shared, acl_groups))
         factors: dict[int, float] = {}
         if apply_credibility:
             arms, factors = self._weigh_by_credibility(arms, kb, now, request, trace)
@@ -391,16 +403,24 @@ class Retriever:
         mode = self.kb(request.kbs[0]).settings.bm25.query_terms
         tokens = query_terms(shared.tokenize(request.query), mode)
         with trace.operation("retrieve.keyword", task=request.id, kb=kb.name, tokens=tokens, k=candidates,
-                             filters=request.filters.to_dict(), shared_idf=idf is not None, query_terms=mode) as op:
+                             filters=request.filters.to_dict(), shared_idf=idf is not None, query_terms=mode,
+                             **_backend_params(kb)) as op:
             key = (kb.name, request.query, mode, request.kbs if idf is not None else None)
-            index = kb.keyword_index(acl_groups)  # statistics of what the caller may see
-            if key not in shared.keyword:
-                shared.keyword[key] = index.score_query(tokens, idf)
-            scored = shared.keyword[key]
+            if kb.engine is not None:
+                engine = kb.engine
 
-            def select(mask: np.ndarray | None, filters: Filters) -> tuple[np.ndarray, np.ndarray]:
-                return self._select_once(shared, ("keyword", *key, candidates, _mask_key(filters)),
-                                         lambda: index.select(scored, candidates, mask))
+                def select(mask: np.ndarray | None, filters: Filters) -> tuple[np.ndarray, np.ndarray]:
+                    return self._select_once(shared, ("keyword", *key, candidates, _mask_key(filters)),
+                                             lambda: engine.keyword(tokens, filters, acl_groups, candidates))
+            else:
+                index = kb.keyword_index(acl_groups)  # statistics of what the caller may see
+                if key not in shared.keyword:
+                    shared.keyword[key] = index.score_query(tokens, idf)
+                scored = shared.keyword[key]
+
+                def select(mask: np.ndarray | None, filters: Filters) -> tuple[np.ndarray, np.ndarray]:
+                    return self._select_once(shared, ("keyword", *key, candidates, _mask_key(filters)),
+                                             lambda: index.select(scored, candidates, mask))
 
             rows, values = select(allowed, request.filters)
             if not request.filters.empty:
@@ -409,16 +429,20 @@ class Retriever:
             self._record(op, kb, rows, seen)
         return RowList(f"{request.id}:keyword", weights.get("keyword", 0.0), rows, values)
 
-    def _vector(self, kb, request, vector, candidates, allowed, visible, seen, weights, trace, shared: _Shared
-                ) -> RowList:
+    def _vector(self, kb, request, vector, candidates, allowed, visible, seen, weights, trace, shared: _Shared,
+                acl_groups: Sequence[str] | None) -> RowList:
         with trace.operation("retrieve.vector", task=request.id, kb=kb.name, k=candidates,
-                             index=kb.dense.kind, filters=request.filters.to_dict()) as op:
+                             index=kb.dense.kind, filters=request.filters.to_dict(), **_backend_params(kb)) as op:
             key = (kb.name, request.query)
-            if key not in shared.dense:  # an exact index scans every vector once per query
+            if kb.engine is None and key not in shared.dense:  # an exact index scans every vector once per query
                 shared.dense[key] = kb.dense.scan(vector)
-            scanned = shared.dense[key]
+            scanned = shared.dense.get(key)
 
             def search(mask: np.ndarray | None, filters: Filters) -> tuple[np.ndarray, np.ndarray]:
+                if kb.engine is not None:
+                    engine = kb.engine
+                    return self._select_once(shared, ("vector", *key, candidates, _mask_key(filters)),
+                                             lambda: engine.vector(vector, filters, acl_groups, candidates))
                 if scanned is None:  # HNSW: a graph walk per mask
                     return kb.dense.search(vector[None, :], candidates, allowed=mask)[0]
                 return self._select_once(shared, ("vector", *key, candidates, _mask_key(filters)),
@@ -437,6 +461,11 @@ class Retriever:
         if key not in shared.selected:
             shared.selected[key] = select()
         return shared.selected[key]
+
+
+def _backend_params(kb: KnowledgeBase) -> dict[str, Any]:
+    """An arm's trace parameter naming the engine backend it ran on (none for the local backend)."""
+    return {} if kb.engine is None else {"backend": kb.engine.describe()}
 
 
 def _mask_key(filters: Filters) -> str:
