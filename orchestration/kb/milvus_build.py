@@ -61,7 +61,8 @@ def build_collection(kb: str, settings: MilvusSettings, build_dir: Path, chunks:
         fields, index = schema(int(vectors.shape[1]))
         if client.has_collection(name):
             client.drop_collection(name)
-        client.create_collection(name, schema=fields, index_params=index)
+        client.create_collection(name, schema=fields)
+        client.create_index(name, index, sync=False)  # load_collection waits for it (see docs/SCALE.md)
         entities = _rows(chunks, vectors, columns)
         for start in range(0, len(entities), UPSERT_BATCH):
             client.upsert(name, entities[start:start + UPSERT_BATCH])
