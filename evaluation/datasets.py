@@ -78,20 +78,30 @@ def load_queries(name: str, folder: Path, queries: Path | None = None) -> list[E
 T = TypeVar("T")
 
 
-def load_question_file(path: Path, parse: Callable[[Any, str], T]) -> list[T]:
+def load_question_file(path: Path, parse: Callable[[Any, str], T], seen: dict[str, str] | None = None) -> list[T]:
     """Every question of a JSONL question file, each read by `parse(record, "file:line")` (which
-    raises ValueError naming the line); ids must be unique.
+    raises ValueError naming the line); ids must be unique, also against `seen` (id -> "file:line"
+    of the ids read from other files, updated in place) when given.
 
     Raises:
-        ValueError: a line is malformed, or two questions share an id.
+        ValueError: a line is not JSON, a record is malformed, or two questions share an id (the
+            message names the file and line of each).
     """
     questions: list[T] = []
+    first: dict[str, str] = {} if seen is None else seen  # id -> "file:line" of its first question
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
-            if line.strip():
-                questions.append(parse(json.loads(line), f"{path}:{number}"))
-    ids = [str(getattr(q, "id", "")) for q in questions]
-    duplicates = sorted({i for i in ids if ids.count(i) > 1})
-    if duplicates:
-        raise ValueError(f"{path}: duplicate question id(s) {', '.join(duplicates)}")
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{where}: not a JSON object ({exc.msg}, column {exc.colno})") from exc
+            question = parse(record, where)
+            qid = str(getattr(question, "id", ""))
+            if qid in first:
+                raise ValueError(f"{where}: duplicate question id {qid!r} (first at {first[qid]})")
+            first[qid] = where
+            questions.append(question)
     return questions
