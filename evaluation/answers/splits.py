@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 SQUAD_FILE = Path("squad2") / "dev-v2.0.shared.json.gz"
+SQUAD_TRAIN_FILE = Path("squad2_train") / "train-v2.0.youtaqa441.json.gz"  # 441 train articles, none of the dev's
 SPLITS = ("train", "dev", "test")
 # of every 5 articles in hash order: 3 fit the model, 1 chooses it (and its threshold), 1 reports
 _SHARES = ("train", "train", "train", "dev", "test")
@@ -26,9 +27,10 @@ def split_of(title: str) -> str:
     return _SHARES[int(digest[:8], 16) % len(_SHARES)]
 
 
-def read_squad(data_dir: Path) -> list[dict[str, Any]]:
-    """The SQuAD 2.0 articles (`data[]` of the official layout) under `data_dir`."""
-    with gzip.open(data_dir / SQUAD_FILE, "rt", encoding="utf-8") as handle:
+def read_squad(data_dir: Path, path: Path = SQUAD_FILE) -> list[dict[str, Any]]:
+    """The SQuAD 2.0 articles (`data[]` of the official layout) of `data_dir / path` (gzipped
+    JSON; the dev articles unless told: SQUAD_TRAIN_FILE is the train set)."""
+    with gzip.open(data_dir / path, "rt", encoding="utf-8") as handle:
         return json.load(handle)["data"]
 
 
