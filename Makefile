@@ -50,7 +50,7 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow and not model"
 
-## test-figures: recompute the answer figures of both rankers on the choosing and report splits (~10 min; reads ../shared/eval; fails, never skips).
+## test-figures: recompute the answer figures of both rankers on the choosing and report splits (~20 min the first time; reads ../shared/eval; fails, never skips).
 test-figures: $(STAMP)
 	SIGHTLINE_FIGURES=1 $(BIN)/python -m pytest -q tests/evaluation/test_shipped_figures.py
 
