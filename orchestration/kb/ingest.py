@@ -3,7 +3,8 @@
 `ingest()` is what `sightline ingest` runs. It never damages the build being served: it
 writes a new build directory, writes the manifest last, then switches `current` to it
 atomically. Embeddings of chunks whose text did not change are reused from the current
-build, so updating a large knowledge base only embeds what is new. Nothing about the input
+build, so updating a large knowledge base only embeds what is new; the rest is embedded in
+`workers` one-thread processes (embed_pool.py), or on a GPU with `device="cuda"`. Nothing about the input
 raises: every document that cannot be used is reported with its file, line and reason, and
 so is what the metadata gave: how many documents carry each field with a meaning, values
 dropped (an unreadable date), and a knowledge base none of whose documents carries a date.
@@ -25,19 +26,20 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from core.errors import KnowledgeBaseError, NoUsableDocuments, SearchEngineUnavailable
+from core.errors import ConfigError, KnowledgeBaseError, NoUsableDocuments, SearchEngineUnavailable
 from perception import extract_entities
 from perception.language import detect_language
 
 from ..retrieval.bm25 import BM25Index
 from ..retrieval.dense import DenseIndex
-from ..retrieval.embedder import CHINESE_EMBEDDER, Embedder, get_embedder
+from ..retrieval.embedder import CHINESE_EMBEDDER, CPU, CUDA, Embedder, MiniLMTorchEmbedder, check_device, get_embedder
 from ..retrieval.filters import FilterColumns
 from ..retrieval.tokenize import tokenize
 from . import layout, milvus_build
 from .chunking import chunk_text
 from .config import KBSettings
 from .documents import Document, Skipped, iter_documents
+from .embed_pool import check_workers, embed_in_workers
 from .manifest import read_manifest, write_manifest
 from .metadata import COUNTED_FIELDS, DOCUMENT_DATE_FIELDS, FieldMap
 from .store import ChunkStore, StoredChunk, write_store
@@ -80,6 +82,8 @@ class IngestReport:
     embedder: str = ""  # the model that embedded the chunks (as the manifest records it)
     embedder_reason: str = ""  # why that one: the KB's config, or the documents' language
     embed_seconds: float = 0.0
+    workers: int = 1  # processes that embedded the chunks
+    device: str = CPU
     unchanged: bool = False
     build_dir: Path | None = None
     seconds: float = 0.0
@@ -92,7 +96,7 @@ class IngestReport:
         return {"kb": self.kb, "documents": self.documents, "chunks": self.chunks,
                 "embedded": self.embedded, "reused_vectors": self.reused_vectors,
                 "embedder": self.embedder, "embedder_reason": self.embedder_reason,
-                "embed_seconds": round(self.embed_seconds, 2),
+                "embed_seconds": round(self.embed_seconds, 2), "workers": self.workers, "device": self.device,
                 "unchanged": self.unchanged, "build_dir": str(self.build_dir) if self.build_dir else None,
                 "seconds": round(self.seconds, 2),
                 "skipped": [{"origin": s.origin, "reason": s.reason} for s in self.skipped],
@@ -127,7 +131,8 @@ class IngestReport:
         if self.embedder:
             rate = (f", {self.embedded / self.embed_seconds:.1f} chunks/s"
                     if self.embedded and self.embed_seconds > 0 else "")
-            lines.append(f"embedder {self.embedder} ({self.embedder_reason}){rate}")
+            where = f"on {self.device}" if self.device != CPU else f"{self.workers} worker(s)"
+            lines.append(f"embedder {self.embedder} ({self.embedder_reason}){rate}, {where}")
         lines.append(f"read {self.documents} document(s), skipped {len(self.skipped)} input(s)"
                      + (":" if self.skipped else ""))
         lines += [f"  - {s}" for s in self.skipped]
@@ -239,6 +244,24 @@ def choose_embedder(settings: KBSettings, documents: list[Document], default: Em
     return default, f"the default; {share:.0%} of the documents are Chinese"
 
 
+def on_device(embedder: Embedder, device: str, kb: str) -> Embedder:
+    """The embedder that runs on `device`: `embedder` itself on the CPU; on CUDA, the fp32 MiniLM
+    model in fp16, which only a KB configured for that model (`embedder: minilm-torch`) accepts.
+
+    Raises:
+        ConfigError (field `device`): CUDA for a KB of another embedder, or no CUDA here.
+    """
+    if device == CPU:
+        return embedder
+    if embedder.key != MiniLMTorchEmbedder.key:
+        raise ConfigError(f"--device cuda embeds with the fp32 MiniLM model only, and KB {kb} uses embedder "
+                          f"{embedder.key}: set `embedder: {MiniLMTorchEmbedder.key}` for it in {CONFIG_FILE} "
+                          "(or globally), or use --device cpu", field="device")
+    gpu = MiniLMTorchEmbedder(device=CUDA)
+    gpu.warm_up()  # refuses now, before any reading and chunking, when torch sees no GPU
+    return gpu
+
+
 def _source_checksum(documents: list[Document], settings: KBSettings, embedder: Embedder) -> str:
     """A hash of everything that determines the build's content: inputs, settings, pipeline code."""
     digest = hashlib.sha256()
@@ -288,10 +311,29 @@ def _previous_vectors(kb_dir: Path, embedder: Embedder) -> tuple[dict[str, int],
         return {}, None
 
 
+def _encode(todo: list[StoredChunk], embedder: Embedder, workers: int) -> Iterable[tuple[list[int], np.ndarray]]:
+    """(rows, vectors) of each EMBED_BATCH of `todo`, in order: in this process with one worker
+    (or for a single batch, which is not worth starting processes), else in `workers` processes."""
+    batches = (todo[start:start + EMBED_BATCH] for start in range(0, len(todo), EMBED_BATCH))
+    if workers == 1 or len(todo) <= EMBED_BATCH:
+        for batch in batches:
+            yield [c.row for c in batch], embedder.passages([c.indexed_text for c in batch], batch_size=EMBED_BATCH)
+        return
+    rows: list[list[int]] = []  # rows of the batches handed to the pool and not yet answered
+
+    def texts() -> Iterable[list[str]]:
+        for batch in batches:
+            rows.append([c.row for c in batch])
+            yield [c.indexed_text for c in batch]
+
+    for vectors in embed_in_workers(texts(), embedder.key, workers, EMBED_BATCH):
+        yield rows.pop(0), vectors
+
+
 def _embed(chunks: list[StoredChunk], embedder: Embedder, kb_dir: Path, report: IngestReport,
-           progress: bool, reuse: bool = True) -> np.ndarray:
+           progress: bool, reuse: bool = True, workers: int = 1) -> np.ndarray:
     """Vectors for all chunks: reused from the current build where the text is unchanged
-    (unless `reuse` is False), encoded otherwise."""
+    (unless `reuse` is False), encoded otherwise (in `workers` processes when more than one)."""
     vectors = np.zeros((len(chunks), embedder.dim), dtype=np.float32)
     old_rows, old_index = _previous_vectors(kb_dir, embedder) if reuse else ({}, None)
     reusable = [(c.row, old_rows[c.text_hash]) for c in chunks if c.text_hash in old_rows]
@@ -305,10 +347,9 @@ def _embed(chunks: list[StoredChunk], embedder: Embedder, kb_dir: Path, report: 
     # tqdm's rate (chunks/s) and remaining time are the ETA a person reads
     bar = tqdm(total=len(todo), desc=f"embedding ({embedder.key})", unit="chunk", disable=not progress,
                file=sys.stderr, smoothing=0.1)
-    for start in range(0, len(todo), EMBED_BATCH):
-        batch = todo[start:start + EMBED_BATCH]
-        vectors[[c.row for c in batch]] = embedder.passages([c.indexed_text for c in batch], batch_size=EMBED_BATCH)
-        bar.update(len(batch))
+    for rows, batch_vectors in _encode(todo, embedder, workers):
+        vectors[rows] = batch_vectors
+        bar.update(len(rows))
     bar.close()
     report.embedded = len(todo)
     report.embed_seconds = time.perf_counter() - started
@@ -329,7 +370,7 @@ def _collections(kb_dir: Path) -> list[str]:
 
 def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterable[Path] | None = None,
            rebuild: bool = False, progress: bool = True,
-           on_stage: Callable[[str], None] | None = None) -> IngestReport:
+           on_stage: Callable[[str], None] | None = None, workers: int = 1, device: str = CPU) -> IngestReport:
     """Build (or update) a knowledge base from its documents and switch serving to it.
 
     Args:
@@ -341,6 +382,9 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
         rebuild: build even when the inputs are unchanged, and embed everything anew.
         progress: show progress bars on stderr.
         on_stage: called with each stage name (used by tests to interrupt a build).
+        workers: processes that embed (one thread each); 1 embeds in this process. The vectors
+            are the same either way (tests/orchestration/kb/test_ingest_workers.py).
+        device: `cpu`, or `cuda` to embed in this process on a GPU (`on_device`).
 
     Returns:
         The report; `unchanged` is True when nothing needed building.
@@ -348,16 +392,19 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
     Raises:
         NoUsableDocuments: no usable document at all; the message has the counts and the first
             reasons, the exception's `report` every input skipped and why.
+        ConfigError: `workers` below 1, or a `device` this KB or machine cannot embed on.
     """
     started = time.perf_counter()
     stage = on_stage or (lambda _name: None)
-    report = IngestReport(kb=settings.name)
+    report = IngestReport(kb=settings.name, workers=check_workers(workers) if device == CPU else 1,
+                          device=check_device(device))
     documents = _load_documents(paths if paths is not None else settings.paths, report, FieldMap(settings.fields))
     report.documents = len(documents)
     if not documents:
         raise NoUsableDocuments(_nothing_usable(report), report.to_dict())
     _read_metadata_report(documents, report)
     embedder, report.embedder_reason = choose_embedder(settings, documents, embedder)
+    embedder = on_device(embedder, device, settings.name)
     report.embedder = embedder.name
     checksum = _source_checksum(documents, settings, embedder)
     current = layout.current_build(kb_dir)
@@ -387,7 +434,7 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
         columns = FilterColumns.build(c.metadata for c in chunks)
         columns.save(build_dir / "columns")
         stage("embed")
-        vectors = _embed(chunks, embedder, kb_dir, report, progress, reuse=not rebuild)
+        vectors = _embed(chunks, embedder, kb_dir, report, progress, reuse=not rebuild, workers=report.workers)
         stage("dense")
         DenseIndex.build(vectors, settings.dense).save(build_dir / "dense")
         if settings.backend == "milvus" and settings.milvus is not None:
@@ -399,7 +446,8 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
             "kb": settings.name,
             "built_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "embedder": {"name": embedder.name, "key": embedder.key, "dim": embedder.dim,
-                         "chosen_by": report.embedder_reason},
+                         "chosen_by": report.embedder_reason, "device": report.device,
+                         "precision": getattr(embedder, "precision", "as packaged")},
             "counts": {"documents": len(documents), "chunks": len(chunks), "skipped": len(report.skipped)},
             "fields": dict(report.field_counts),   # documents carrying each field with a meaning (`kb list`)
             "dated_documents": report.dated_documents,

@@ -43,6 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--demo", action="store_true", help="build every knowledge base in knowledge_bases.yaml")
     ingest.add_argument("--json", action="store_true", help="print the report as JSON")
     ingest.add_argument("--quiet", action="store_true", help="no progress bars")
+    ingest.add_argument("--workers", metavar="N", help="processes that embed, one thread each (default: the cores "
+                                                       "this process may use); 1 embeds in this process")
+    ingest.add_argument("--device", default="cpu", metavar="cpu|cuda",
+                        help="cuda: embed on the GPU in fp16 (the torch extra on a GPU machine; KBs with "
+                             "`embedder: minilm-torch`); default cpu")
     ingest.set_defaults(func=cmd_ingest)
 
     kb = sub.add_parser("kb", help="list the knowledge bases and what their builds hold; remove one")

@@ -37,11 +37,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def _ingest(args: argparse.Namespace, done: list[dict]) -> int:
     """Build each knowledge base asked for; `done` gets each report as JSON once it is built."""
     from orchestration.kb.config import KBSettings, load_kb_config
+    from orchestration.kb.embed_pool import parse_workers
     from orchestration.kb.ingest import ingest
     from orchestration.kb.register import NewEntry, plan_new_entry
     from orchestration.paths import config_dir
-    from orchestration.retrieval.embedder import get_embedder
+    from orchestration.retrieval.embedder import CUDA, check_device, get_embedder, require_cuda
 
+    workers = parse_workers(args.workers)
+    if check_device(args.device) == CUDA:
+        require_cuda()  # before any document is read
     config = load_kb_config()
     new_entry: NewEntry | None = None
     embedder = get_embedder(config.embedder, config.embedder_threads)
@@ -71,7 +75,8 @@ def _ingest(args: argparse.Namespace, done: list[dict]) -> int:
         jobs = [(settings, given)]
     for settings, job_paths in jobs:
         report = ingest(settings, config.kb_dir(settings.name), embedder, paths=job_paths,
-                        rebuild=args.rebuild, progress=not args.quiet and not args.json)
+                        rebuild=args.rebuild, progress=not args.quiet and not args.json, workers=workers,
+                        device=args.device)
         done.append(report.to_dict())
         if new_entry is not None:
             new_entry.write()
