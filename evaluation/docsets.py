@@ -98,6 +98,21 @@ def parse_question(record: Any, where: str = "question") -> DocQuestion:
         raise ValueError(f"{where}: missing field(s) {', '.join(missing)}")
     if record["set"] not in SETS:
         raise ValueError(f"{where}: set {record['set']!r} is not one of {', '.join(SETS)}")
+    check_gold(record, where)
+    answers = record["answers"]
+    source = str(record.get("source") or "")
+    if record["answerable"] and not source:
+        raise ValueError(f"{where}: an answerable question names the page that answers it (source)")
+    if not str(record["question"]).strip():
+        raise ValueError(f"{where}: empty question")
+    return DocQuestion(str(record["id"]), record["set"], str(record["question"]).strip(), record["kind"],
+                       record["answerable"], tuple(answers), source, str(record.get("near") or ""),
+                       str(record.get("note") or ""))
+
+
+def check_gold(record: dict[str, Any], where: str) -> None:
+    """A question record's kind, `answerable` and `answers` agree (ValueError names `where`): a
+    kind of KINDS, a boolean, a list of non-empty strings, answers exactly when answerable."""
     if record["kind"] not in KINDS:
         raise ValueError(f"{where}: kind {record['kind']!r} is not one of {', '.join(KINDS)}")
     if not isinstance(record["answerable"], bool):
@@ -107,14 +122,6 @@ def parse_question(record: Any, where: str = "question") -> DocQuestion:
         raise ValueError(f"{where}: answers must be a list of non-empty strings")
     if record["answerable"] != bool(answers):
         raise ValueError(f"{where}: an answerable question needs gold answers, an unanswerable one none")
-    source = str(record.get("source") or "")
-    if record["answerable"] and not source:
-        raise ValueError(f"{where}: an answerable question names the page that answers it (source)")
-    if not str(record["question"]).strip():
-        raise ValueError(f"{where}: empty question")
-    return DocQuestion(str(record["id"]), record["set"], str(record["question"]).strip(), record["kind"],
-                       record["answerable"], tuple(answers), source, str(record.get("near") or ""),
-                       str(record.get("note") or ""))
 
 
 def load_questions(path: Path = QUESTIONS) -> list[DocQuestion]:

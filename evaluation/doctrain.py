@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from .datasets import load_question_file
-from .docsets import KINDS, contains_gold
+from .docsets import check_gold, contains_gold
 
 DOCTRAIN = Path(__file__).resolve().parent / "data" / "doctrain"
 QUESTIONS_FILE = "questions.jsonl"
@@ -175,17 +175,10 @@ def parse_record(record: Any, where: str, folder: Path) -> DocTrainQuestion:
             raise ValueError(f"{where}: {key} must be a non-empty string")
     if record["set"] != folder.name:
         raise ValueError(f"{where}: set {record['set']!r} is not its corpus folder's name {folder.name!r}")
-    if record["kind"] not in KINDS:
-        raise ValueError(f"{where}: kind {record['kind']!r} is not one of {', '.join(KINDS)}")
+    check_gold(record, where)
     if record["split"] not in SPLITS:
         raise ValueError(f"{where}: split {record['split']!r} is not one of {', '.join(SPLITS)}")
-    if not isinstance(record["answerable"], bool):
-        raise ValueError(f"{where}: answerable must be true or false")
     answers = record["answers"]
-    if not isinstance(answers, list) or not all(isinstance(a, str) and a.strip() for a in answers):
-        raise ValueError(f"{where}: answers must be a list of non-empty strings")
-    if record["answerable"] != bool(answers):
-        raise ValueError(f"{where}: an answerable question needs gold answers, an unanswerable one none")
     second = _text(record, "second_reader")
     if second and second == _text(record, "writer"):
         raise ValueError(f"{where}: the second reader {second!r} is its writer")

@@ -54,17 +54,17 @@ QUESTION_TERMS = CUE_TERMS | frozenset({
 # What the tokenizer leaves of an English clitic ("Poetry's" -> "poetri", "s"; "don't" -> "don",
 # "t"): no word of the question, so no term an answer must carry.
 CLITICS = frozenset({"s", "t", "d", "ll", "re", "ve", "m"})
-_NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
                 r"forty|fifty|sixty|hundred|thousand|million|billion|half|dozen)")
 _CN_NUMBER = r"[0-9０-９一二两三四五六七八九十百千万亿]"
-_UNIT_OF_TIME_EN = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centur(?:y|ies))"
+UNIT_OF_TIME_EN = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centur(?:y|ies))"
 
 _SLOT_EN: dict[str, re.Pattern] = {
-    "number": re.compile(rf"\d|\b{_NUMBER_WORD}\b", re.I),
+    "number": re.compile(rf"\d|\b{NUMBER_WORD}\b", re.I),
     "amount": re.compile(rf"[$€£¥]\s?\d|\d[\d,.]*\s?(?:%|percent|usd|eur|gbp|cny|rmb|dollars?|euros?|pounds?|"
-                         rf"yuan|cents?|k\b|m\b|bn\b)|\b(?:usd|eur|gbp|cny|rmb)\s?\d|\b{_NUMBER_WORD}\s+"
+                         rf"yuan|cents?|k\b|m\b|bn\b)|\b(?:usd|eur|gbp|cny|rmb)\s?\d|\b{NUMBER_WORD}\s+"
                          rf"(?:dollars?|euros?|pounds?|percent)\b", re.I),
-    "duration": re.compile(rf"(?:\d+|\b{_NUMBER_WORD})[\s-]*(?:{_UNIT_OF_TIME_EN}|[a-z]{{2,}})\b|"
+    "duration": re.compile(rf"(?:\d+|\b{NUMBER_WORD})[\s-]*(?:{UNIT_OF_TIME_EN}|[a-z]{{2,}})\b|"
                            rf"\b(?:permanent(?:ly)?|indefinite(?:ly)?|forever|until)\b", re.I),
     "date": re.compile(rf"\b(?:1[6-9]|20)\d\d\b|\b{MONTH_NAME}\b\.?\s*\d|\b\d{{1,2}}\s+{MONTH_NAME}\b|\d{{4}}-\d{{2}}|"
                        rf"\b(?:yesterday|today|last|next)\s+(?:week|month|year)\b", re.I),
@@ -107,14 +107,14 @@ OPEN_SLOTS = frozenset({"fact", "yes_no", "list", "relation"})
 
 # "How often" (the question's kind how_often) asks for a recurrence, which a sentence states with these words.
 _RECURRENCE = re.compile(
-    rf"\b(?:every|each)\s+(?:other\s+|few\s+|\d+\s+|{_NUMBER_WORD}\s+)?(?:{_UNIT_OF_TIME_EN}|quarters?|{MONTH_NAME})\b|"
+    rf"\b(?:every|each)\s+(?:other\s+|few\s+|\d+\s+|{NUMBER_WORD}\s+)?(?:{UNIT_OF_TIME_EN}|quarters?|{MONTH_NAME})\b|"
     r"\b(?:once|twice|\w+\s+times)\s+(?:a|per|each)\b|\bper\s+(?:day|week|month|quarter|year)\b|"
     r"\b(?:hourly|daily|weekly|fortnightly|monthly|quarterly|annual(?:ly)?|yearly|biennial(?:ly)?|"
     r"semi-?annual(?:ly)?|periodically)\b", re.I)
 
 # A count question (the question `counts`) is not answered by a percentage.
 _PERCENTAGE = re.compile(r"\d[\d,.]*(?:\s*(?:-|–|to)\s*\d[\d,.]*)?\s*(?:%|percent\b|per\s*cent\b)", re.I)
-_COUNT = re.compile(rf"{NUMBER_RUN.pattern}|\b{_NUMBER_WORD}\b", re.I)
+_COUNT = re.compile(rf"{NUMBER_RUN.pattern}|\b{NUMBER_WORD}\b", re.I)
 _COUNTS_WHAT_WAS_NAMED = re.compile(r"\s+of\s+(?:them|these|those)\b", re.I)
 # "... is 12." / "PEPs written by Guido: 25.": the number is what the clause states
 _STATED_COUNT = re.compile(r"(?:\b(?:is|are|was|were|totals?|totalled)|:)\s*$", re.I)

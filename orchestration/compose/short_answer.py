@@ -16,17 +16,14 @@ import re
 from core.reading.quantities import NUMBER_RUN, Quantity
 from core.reading.units import measure_after
 from core.text import MONTH_NAME
-from orchestration.focus import Focus, fills_slot
+from orchestration.focus import NUMBER_WORD, UNIT_OF_TIME_EN, Focus, fills_slot
 from orchestration.retrieval.tokenize import STOPWORDS_EN
 
 from .sentences import Candidate
 
 VALUE_SLOTS = ("number", "amount", "duration", "date")
-_NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
-                r"forty|fifty|sixty|ninety|hundred|thousand)")
-_TIME_UNIT = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?)"
 # a value written in words ("five seconds", "two weeks"): stated_quantities reads digits only
-_WORDED_DURATION = re.compile(rf"\b{_NUMBER_WORD}(?:[\s-]+{_NUMBER_WORD})?[\s-]+{_TIME_UNIT}\b", re.I)
+_WORDED_DURATION = re.compile(rf"\b{NUMBER_WORD}(?:[\s-]+{NUMBER_WORD})?[\s-]+{UNIT_OF_TIME_EN}\b", re.I)
 _DATE = {
     "en": re.compile(rf"\b\d{{1,2}}\s+{MONTH_NAME}\.?,?\s+\d{{4}}\b|\b{MONTH_NAME}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+"
                      rf"\d{{4}}\b|\b{MONTH_NAME}\.?\s+\d{{4}}\b|\b\d{{4}}-\d{{2}}(?:-\d{{2}})?\b|\b(?:1[6-9]|20)\d\d\b",

@@ -46,7 +46,8 @@ def new_build_dir(kb_dir: Path) -> Path:
     return path
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
+    """Make the directory's entries (a file created or renamed in it) durable."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -62,7 +63,7 @@ def switch_to(kb_dir: Path, build_dir: Path) -> None:
         tmp.unlink()
     os.symlink(target, tmp)
     os.replace(tmp, kb_dir / CURRENT)
-    _fsync_dir(kb_dir)
+    fsync_dir(kb_dir)
 
 
 def hold(build_dir: Path) -> int:

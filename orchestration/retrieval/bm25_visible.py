@@ -15,6 +15,7 @@ then rounded to float32), so the view and that index agree exactly, not only to 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import threading
@@ -138,7 +139,10 @@ class VisibleBM25:
     select = staticmethod(BM25Index.select)
 
     def _token(self, term: int) -> str:
-        """The token of a vocabulary id (read once per view)."""
-        if not hasattr(self, "_tokens"):
-            self._tokens = {t: token for token, t in self.index.vocab.items()}
+        """The token of a vocabulary id."""
         return self._tokens[term]
+
+    @functools.cached_property
+    def _tokens(self) -> dict[int, str]:
+        """Vocabulary id -> token, read once per view (only shared-IDF searches need it)."""
+        return {t: token for token, t in self.index.vocab.items()}

@@ -28,6 +28,7 @@ from core.vocab import SEARCH_TYPES
 
 from ..kb.knowledge_base import KnowledgeBase
 from ..trace import Trace
+from .bm25_visible import visible_to
 from .credibility import CredibilityParams, credibility
 from .embedder import Embedder, get_embedder, key_of_model
 from .federation import KBArm, KBRow, fuse_across, shared_idf
@@ -413,7 +414,7 @@ class Retriever:
                     return self._select_once(shared, ("keyword", *key, candidates, _mask_key(filters)),
                                              lambda: engine.keyword(tokens, filters, acl_groups, candidates))
             else:
-                index = kb.keyword_index(acl_groups)  # statistics of what the caller may see
+                index = visible_to(kb.bm25, visible)  # statistics of the rows the caller may see
                 if key not in shared.keyword:
                     shared.keyword[key] = index.score_query(tokens, idf)
                 scored = shared.keyword[key]

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import RequestError, SightlineError
+from orchestration.kb.layout import fsync_dir
 
 from ..http.schemas import FIELDS, RequestLimits, parse_ask_request
 
@@ -149,7 +150,7 @@ class Answers:
             raise SightlineError(f"--out: another `sightline batch` is writing {self.path}; wait for it to end or "
                                  "give another --out", field="out") from None
         if created:
-            _sync_folder(self.path.parent)
+            fsync_dir(self.path.parent)
         try:
             self._recover()
         except SightlineError:
@@ -198,13 +199,4 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes]]:
     for number, raw in enumerate(data.splitlines(), start=1):
         if raw.strip():
             yield number, raw
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make a new file's directory entry durable."""
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
