@@ -1,4 +1,4 @@
-"""Reading documents: JSONL, Markdown, plain text, reStructuredText (PEPs), HTML and PDF.
+"""Reading documents: JSONL, Markdown and MDX, plain text, reStructuredText (PEPs), HTML and PDF.
 
 One table (`READERS`) maps a file suffix to its reader. Every format's body is written as clean
 text (`formats/markup.py`: prose paragraphs, `#` headings, fenced code, `| a | b |` table
@@ -26,7 +26,7 @@ from .formats import FormatError, Parsed
 from .formats.frontmatter import split_front_matter, unpublished_reason
 from .formats.headers import split_header
 from .formats.html import parse_html
-from .formats.markdown import parse_markdown
+from .formats.markdown import mdx_markdown, parse_markdown
 from .formats.markup import CleanText
 from .formats.pdf import parse_pdf
 from .formats.rst import parse_rst
@@ -129,8 +129,10 @@ def _read_text_file(path: Path) -> str | Skipped:
         return Skipped(str(path), f"cannot read file ({exc.strerror})")
 
 
-def read_markdown(path: Path, default_id: str, fields: FieldMap | None = None) -> Loaded:
+def read_markdown(path: Path, default_id: str, fields: FieldMap | None = None, mdx: bool = False) -> Loaded:
     """One Markdown document; front matter (YAML between `---`, TOML between `+++`) gives id and metadata.
+    `mdx`: the page is MDX (Docusaurus), read as Markdown without its ES module lines and JSX
+    comments (`formats.markdown.mdx_markdown`).
 
     A page its front matter marks unpublished (`published: false`, `draft: true`,
     `status: draft`) is skipped, saying which field said so.
@@ -149,7 +151,7 @@ def read_markdown(path: Path, default_id: str, fields: FieldMap | None = None) -
     metadata, content = front.fields, front.body
     doc_id = metadata.pop("id", None) or default_id
     title = metadata.pop("title", None)
-    text, heading = parse_markdown(content)
+    text, heading = parse_markdown(mdx_markdown(content) if mdx else content)
     if title is None:
         title = heading or _stem_title(path)
     return _make_document(doc_id, title, text, metadata, str(path), fields)
@@ -273,6 +275,7 @@ READERS: dict[str, Reader] = {
     ".ndjson": lambda path, _default_id, fields: read_jsonl(path, fields),
     ".md": _one(read_markdown),
     ".markdown": _one(read_markdown),
+    ".mdx": _one(lambda path, default_id, fields: read_markdown(path, default_id, fields, mdx=True)),
     ".txt": _one(read_text),
     ".text": _one(read_text),
     ".rst": _one(read_rst),

@@ -52,6 +52,13 @@ _ENDS_FIELD = frozenset({"heading_open", "bullet_list_open", "ordered_list_open"
 # or mkautodoc directive (`::: httpx.Client`) is a marker line and its indented options.
 _BLOCK_MARKER = re.compile(r"^(?P<indent> *)(?:(?:!!!|\?\?\?\+?)[ \t]+\w|===[ \t]+\"|(?P<api>:::)[ \t]+[\w.]+\s*$)")
 _FENCE_OPEN = re.compile(r"^ *(`{3,}|~{3,})")
+# A Docusaurus admonition: `:::note`, `:::tip[Title]` or `:::warning Title` opens it, `:::` closes it;
+# its body is not indented.
+_ADMONITION_FENCE = re.compile(r"^ *:::(?:(?:note|tip|info|warning|danger|caution|important|success|secondary)"
+                               r"\b.*|\s*)$")
+# MDX (Docusaurus): an ES module line at the top level, and a JSX comment.
+_MDX_MODULE_LINE = re.compile(r"^(?:import|export)\s")
+_MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.S)
 
 
 def clean_markdown(body: str) -> str:
@@ -107,6 +114,9 @@ def mkdocs_blocks(source: str) -> str:
                 fence = ""
             out.append(text)
             continue
+        if _ADMONITION_FENCE.match(text):
+            out.append("")  # a Docusaurus admonition's fence: its body reads in place
+            continue
         marker = _BLOCK_MARKER.match(line)
         if marker:
             blocks.append((len(marker.group("indent")) + 4, bool(marker.group("api"))))
@@ -116,6 +126,25 @@ def mkdocs_blocks(source: str) -> str:
         if opened:
             fence = opened.group(1)
         out.append(text)
+    return "\n".join(out)
+
+
+def mdx_markdown(source: str) -> str:
+    """An MDX page (Docusaurus) as the Markdown a reader sees: its ES module lines (`import Tabs
+    from '@theme/Tabs';`, `export const x = ...`, at the top level, outside fenced code) and its JSX
+    comments (`{/* ... */}`) gone; JSX elements are HTML to the Markdown reader (their text kept)."""
+    out: list[str] = []
+    fence = ""
+    for line in _MDX_COMMENT.sub("", source).split("\n"):
+        opened = _FENCE_OPEN.match(line)
+        if fence:
+            if line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]).strip():
+                fence = ""
+        elif opened:
+            fence = opened.group(1)
+        elif _MDX_MODULE_LINE.match(line):
+            continue
+        out.append(line)
     return "\n".join(out)
 
 

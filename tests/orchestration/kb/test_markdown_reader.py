@@ -180,3 +180,20 @@ def test_the_title_is_the_first_highest_level_heading_never_a_comment_in_code():
     assert title == "HTTPX" and text.startswith("# HTTPX\n\n```shell")
     assert parse_markdown("```\n# not a title\n```\n\nSetext title\n===\n")[1] == "Setext title"
     assert parse_markdown("## Only a section\n\nText.\n")[1] == "Only a section"  # issue 34: was None
+
+
+def test_a_docusaurus_admonition_reads_its_body_in_place_without_its_fences():
+    page = "Install it first.\n\n:::note[Older versions]\n\nVersion 1 needs Node 14.\n\n:::\n\nThen run it.\n"
+    assert clean_markdown(page) == "Install it first.\n\nVersion 1 needs Node 14.\n\nThen run it."
+
+
+def test_an_mdx_page_reads_without_its_module_lines_and_jsx_comments_but_code_keeps_its_imports(tmp_path):
+    from orchestration.kb.documents import iter_documents
+
+    page = tmp_path / "quickstart.mdx"
+    page.write_text("---\ntitle: Getting Started\n---\n\nimport Tabs from '@theme/Tabs';\n"
+                    "export const year = 2024;\n\n{/* a note for editors */}\n## Install\n\n"
+                    "Run the installer once.\n\n```js\nimport js from '@eslint/js';\n```\n", encoding="utf-8")
+    (document,) = iter_documents([page])
+    assert document.title == "Getting Started"
+    assert document.text == "## Install\n\nRun the installer once.\n\n```js\nimport js from '@eslint/js';\n```"
