@@ -34,9 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     ingest = sub.add_parser("ingest", help="build or update a knowledge base")
     # every suffix of orchestration/kb/documents.py's READERS (tests/server/test_help_and_docs.py checks)
     ingest.add_argument("paths", nargs="*", help="files, or folders read recursively: JSONL (.jsonl, .ndjson: one "
-                                                 "document a line), Markdown (.md, .markdown), text (.txt, .text), "
-                                                 "reStructuredText (.rst, .rest), HTML (.html, .htm), PDF (.pdf: one "
-                                                 "document a page); other files are skipped and listed")
+                                                 "document a line), Markdown (.md, .markdown, .mdx), text (.txt, "
+                                                 ".text), reStructuredText (.rst, .rest), HTML (.html, .htm), PDF "
+                                                 "(.pdf: one document a page); other files are skipped and listed")
     ingest.add_argument("--kb", help="knowledge base name: configured ones keep their settings; a new one is "
                                      "added to knowledge_bases.yaml with its defaults once it is built")
     ingest.add_argument("--rebuild", action="store_true", help="rebuild even if unchanged; re-embed everything")
