@@ -7,10 +7,9 @@ a neighbouring option; Chinese: the first two). Each is checked against the ques
 evidence (`unanswered`) and labelled unanswerable there. Names for a swap come from the same
 corpus's questions and gold answers (`build_pool`), never invented.
 
-Not wired into training yet. The training collector (evaluation/answers/collect.py) would ask a
-negative's text against its source question's evidence, every unit labelled 0: the evidence the
-loop retrieves for the source question (`first_evidence` with the source's text), on which
-`unanswered` is run again and the negative dropped where that evidence answers it.
+The reader's training pairs (evaluation/answers/reader/pairs.py) ask each negative against the
+unit that answered its source question, labelled 0. The answer model's collector
+(evaluation/answers/collect.py) does not read them.
 
 `python -m evaluation.answers.negatives [--data DIR] [--squad N] [--cmrc N] [--doctrain DIR]
 [--show K]` counts the negatives per rule on a sample of SQuAD 2.0 train (whole articles in

@@ -247,7 +247,28 @@ def multihop_outcomes(data_dir: Path, split: str, limit: int | None = None, prog
     return outcomes(loop, "multihop", multihop_gold(queries), progress=progress, now=lambda g: dates[g.id]).arrays()
 
 
-OUTCOMES = {"en": (squad_outcomes, multihop_outcomes), "zh": (cmrc_outcomes,)}
+def doc_outcomes(data_dir: Path, split: str, limit: int | None = None, progress: bool = True):
+    """Outcomes of the written documentation set's corpora of a split (dev: its choosing corpora,
+    test: its reporting ones), each asked over its own KB (evaluation/doctrain_loop.py)."""
+    from evaluation.builds import build_eval_kb, eval_loop
+    from evaluation.doctrain import DOCTRAIN, corpus_folders, load_corpus
+    from evaluation.doctrain_loop import kb_name, with_corpora
+    from evaluation.runner import eval_kb_config
+
+    wanted = {"dev": "choose", "test": "report"}[split]
+    questions = [q for folder in corpus_folders(DOCTRAIN) for q in load_corpus(folder) if q.split == wanted]
+    names = sorted({q.corpus for q in questions})
+    config = with_corpora(eval_kb_config(data_dir), names)
+    parts = []
+    for name in names:
+        build_eval_kb(config, kb_name(name), progress=progress)
+        gold = [GoldQuestion(q.id, q.question, q.answers if q.answerable else (), group=name)
+                for q in questions if q.corpus == name][:limit]
+        parts.append(outcomes(eval_loop(config, kb_name(name)), kb_name(name), gold, progress=progress).arrays())
+    return combine_outcomes(*parts)
+
+
+OUTCOMES = {"en": (squad_outcomes, multihop_outcomes, doc_outcomes), "zh": (cmrc_outcomes,)}
 # what each language's model is fitted on (RGB and WikiQA never: their licences forbid shipped weights)
 SOURCES = {"en": (squad_rows, multihop_rows), "zh": (cmrc_rows,)}
 
@@ -297,15 +318,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out-dir", type=Path, help="write the model files here (default: beside the scorer, "
                                                      "where the service reads them)")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--refusal-only", action="store_true",
+                        help="keep each model's unit weights; set its second reading (RERANK) and refit its refusal")
     args = parser.parse_args(argv)
     if not (args.data / SQUAD_FILE).is_file():
         print(f"train: {args.data / SQUAD_FILE} not found; pass --data DIR (the folder with squad2/)", file=sys.stderr)
         return 2
     progress = not args.quiet
     for language in args.language or sorted(SOURCES):
-        rows = {split: combine(*(read(args.data, split, args.limit, progress) for read in SOURCES[language]))
-                for split in SPLITS}
-        model = train(rows["train"], rows["dev"], rows["test"], sources=source_files(args.data, language))
+        if args.refusal_only:
+            model = read_model(model_path(language))
+        else:
+            rows = {split: combine(*(read(args.data, split, args.limit, progress) for read in SOURCES[language]))
+                    for split in SPLITS}
+            model = train(rows["train"], rows["dev"], rows["test"], sources=source_files(args.data, language))
         model = replace(model, rerank=dict(RERANK.get(language, {})))
         path = write_model(model, model_path(language) if args.out_dir is None
                            else args.out_dir / model_path(language).name)

@@ -31,7 +31,7 @@ from orchestration.focus import Focus
 from orchestration.types import AnswerScoring, ScoredUnit
 
 from .questions import answer_bonus
-from .scorer.cross import CrossEncoder, get_cross_encoder
+from .scorer.cross import CrossEncoder, get_cross_encoder, reading_of
 from .scorer.features import feature_matrix
 from .scorer.model import LANGUAGES, AnswerModel, load_model, rerank_score
 from .scoring import QueryTerms, ScoreSettings, rank, reading_order, score
@@ -178,7 +178,7 @@ class LearnedRanker(LexicalRanker):
         top = [c for c in ranked[:int(model.rerank.get("top", 0))] if c.score > 0] if model.rerank else []
         if not top:
             return ranked
-        logits = self.cross.logits(question, [c.text for c in top])
+        logits = self.cross.logits(question, [reading_of(c) for c in top])
         before = max(c.score for c in top)
         for candidate, logit in zip(top, logits, strict=True):
             old = readings[candidate.key]

@@ -1,14 +1,17 @@
-"""An answer-sentence cross-encoder: how strongly a candidate sentence answers a question.
+"""The reader: a cross-encoder that reads a candidate unit where it stands and says how strongly it
+answers a question.
 
-all-MiniLM-L6-v2 (Apache-2.0) fine-tuned as a cross-encoder, [CLS] question [SEP] sentence [SEP]
--> one logit, on SQuAD 2.0 train articles (rows collected by the real retrieval loop, label: the
-sentence holds a gold answer) and SelQA; int8 weights (`cross_encoder.onnx`, beside this file) on
-onnxruntime + tokenizers, no torch. Training, export, data, licences and dev figures:
-evaluation/answers/cross_encoder/README.md. The logit is one feature of the answer model; SQuAD
-2.0's unanswerable questions (a plausible but wrong sentence in the paragraph) are what it is for.
+all-MiniLM-L6-v2 (Apache-2.0) fine-tuned as a cross-encoder, [CLS] question [SEP] reading [SEP]
+-> one logit, where the reading (`reading_of`) is the unit, its document title and headings, and
+the text before it. Trained on SQuAD 2.0 train (answerable and unanswerable questions, their
+tempting sentences first), hard negatives made by rule, the written documentation set's fit
+corpora and SelQA (evaluation/answers/reader/: pairs, training, figures, licences); int8 weights
+(`cross_encoder.onnx`, beside this file) on onnxruntime + tokenizers, no torch. Its logit is read
+with the answer model's (scorer/model.py `rerank_score`).
 
-Inputs as in training: the candidate is cut to its first 300 characters, the pair to 128 WordPiece
-tokens (longest first), with the vocabulary of orchestration/retrieval/models/minilm-tokenizer.json.
+Inputs as in training: the reading is cut to MAX_TOKENS WordPiece tokens from its end (the unit
+comes first, so its context goes before it does; the question is never cut), with the
+vocabulary of orchestration/retrieval/models/minilm-tokenizer.json.
 Each pair runs alone, unpadded, on one intra-op thread (a thread team costs more than it saves on
 short inputs, and spin-waits under contention), as the embedder's query session: a pair's logit
 does not depend on the other texts of the call (int8 activations are scaled per run, so in a
@@ -29,18 +32,44 @@ from typing import Any
 import numpy as np
 
 from core.errors import ConfigError
+from orchestration.compose.sentences import chunk_units
+from orchestration.kb.units import HEADING
 from orchestration.retrieval import forking
 from orchestration.retrieval.embedder import TOKENIZER
 
 MODEL = Path(__file__).with_name("cross_encoder.onnx")
+UNIT_CHARS, HEADING_CHARS, BEFORE_CHARS = 300, 100, 160  # what a reading keeps of each part
+
+
+def reading_of(candidate: Any) -> str:
+    """What the cross-encoder reads of a unit (a `compose.sentences.Candidate`): the unit, then
+    where it stands: its document title and headings, and the text before it (a list item: the
+    sentence introducing its list; else the unit before it in its chunk), as
+    "<unit> | <title > heading > ...> | <text before>". The unit comes first so that truncation
+    cuts its context, never the unit; the training pairs (evaluation/answers/reader/pairs.py)
+    are made by this same function."""
+    headings: list[str] = []
+    for heading in (candidate.chunk.title or "", *candidate.path):
+        heading = " ".join(str(heading).split())
+        if heading and heading not in headings:
+            headings.append(heading)
+    before = candidate.lead or _text_before(candidate)
+    parts = [candidate.text[:UNIT_CHARS], " > ".join(headings)[:HEADING_CHARS],
+             " ".join(before.split())[-BEFORE_CHARS:]]
+    return " | ".join(parts).strip(" |")
+
+
+def _text_before(candidate: Any) -> str:
+    """The text of the unit that ends last before the candidate in its chunk ("" when none)."""
+    ends = [u for u in chunk_units(candidate.chunk) if u.end <= candidate.start and u.type != HEADING]
+    return ends[-1].text_in(candidate.chunk.text) if ends else ""
 
 
 class CrossEncoder:
     """The int8 ONNX cross-encoder; the constructor only records where the model is."""
 
-    name = "minilm-l6-cross-encoder-int8"
-    MAX_TOKENS = 128  # the pair, as in training
-    MAX_CHARS = 300  # the candidate, as in training (the collected rows were cut there)
+    name = "minilm-l6-reader-int8"
+    MAX_TOKENS = 160  # the pair, as in training (evaluation/answers/reader/train.py --max-len)
     CACHE_PAIRS = 4096  # (question, text) logits kept per process
 
     def __init__(self, model: Path = MODEL, threads: int = 1) -> None:
@@ -81,7 +110,7 @@ class CrossEncoder:
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # no Rayon pool to break on fork
             tokenizer = Tokenizer.from_file(str(TOKENIZER))
             tokenizer.no_padding()
-            tokenizer.enable_truncation(max_length=self.MAX_TOKENS, strategy="longest_first")
+            tokenizer.enable_truncation(max_length=self.MAX_TOKENS, strategy="only_second")
             options = ort.SessionOptions()
             options.intra_op_num_threads = self.threads
             options.inter_op_num_threads = 1
@@ -92,12 +121,12 @@ class CrossEncoder:
             self._session = session
             return session
 
-    def logits(self, question: str, texts: Sequence[str]) -> list[float]:
-        """One logit per text: higher, more likely that the text answers `question` (0 = even odds
-        on the training data, where about 3 rows in 100 were positive)."""
-        if not texts:
+    def logits(self, question: str, readings: Sequence[str]) -> list[float]:
+        """One logit per reading (`reading_of` a unit): higher, more likely that the unit answers
+        `question` (0 = even odds on the training pairs, where about 15 in 100 were positive)."""
+        if not readings:
             return []
-        pairs = [(question, text[:self.MAX_CHARS]) for text in texts]
+        pairs = [(question, reading) for reading in readings]
         missing = [pair for pair in dict.fromkeys(pairs) if pair not in self._cache]
         if missing:
             session = self._load()

@@ -1,4 +1,4 @@
-"""The GPU run's final cross-encoder as int8 ONNX (run on the CPU, with torch + transformers + onnxruntime).
+"""The trained reader as int8 ONNX (with torch + transformers + onnxruntime).
 
 Reads the fp16 weights that train.py saved (weights.000.. and the layout in scores_final.npz),
 rebuilds BertForSequenceClassification (eager attention, fp32), exports it to ONNX (opset 17;
@@ -6,7 +6,7 @@ inputs input_ids / attention_mask / token_type_ids of shape [batch, sequence], o
 [batch, 1]) and quantizes the weights to int8 (onnxruntime quantize_dynamic, QInt8, per channel).
 Checks the fp32 ONNX against torch on a few pairs.
 
-Usage: python evaluation/answers/cross_encoder/export.py --run DIR --data .ce \
+Usage: python evaluation/answers/reader/export.py --run DIR --data .ce \
            --out orchestration/compose/scorer/cross_encoder.onnx
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train import build_model  # noqa: E402
+from encoder_pack import build_model  # noqa: E402
 
 
 def load_final(run: Path, data: Path):
