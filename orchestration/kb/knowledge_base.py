@@ -11,6 +11,7 @@ truncated under the mapping is refused with a reason instead of crashing the wor
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,8 @@ class KnowledgeBase:
         self.chunk_ids: list[str] = []  # row -> chunk id, for traces without a store lookup
         self._hold: int | None = None  # fd holding the open build against pruning (layout.hold)
         self.files: BuildFiles | None = None  # the open build's files as opened (size, mtime, inode)
-        self._failed: tuple[Path, IndexUnavailable] | None = None  # last build refused, and why
+        # the last build refused: its directory, its files as they were then, and why
+        self._failed: tuple[Path, tuple, IndexUnavailable] | None = None
 
     @property
     def rebuild_hint(self) -> str:
@@ -66,15 +68,16 @@ class KnowledgeBase:
     @property
     def failure(self) -> str | None:
         """Why the last build tried was refused, naming the file and the fix (None when none was)."""
-        return None if self._failed is None else self._failed[1].message
+        return None if self._failed is None else self._failed[2].message
 
     def warm_up(self) -> None:
         """Open the current build; IndexUnavailable names the directory, the file and the fix.
 
         Every file's SHA-256 is checked against the manifest first (about 0.6 s per GB of
         index; the demo KBs take a few ms), so a damaged build is refused instead of served.
-        A failed open is remembered per build: asking again for the same damaged build
-        re-raises without hashing it again, and a new build is tried afresh.
+        A failed open is remembered per build and its files: asking again for the same damaged
+        build re-raises without hashing it again; a new build, or the same one whose files have
+        changed since (a copy that was still being written), is tried afresh.
         """
         if self.ready:
             return
@@ -86,12 +89,13 @@ class KnowledgeBase:
                 + (" (or `sightline ingest --demo`)" if self.settings.paths else ""),
                 field=self.name)
         resolved = build.resolve()
-        if self._failed is not None and self._failed[0] == resolved:
-            raise self._failed[1]
+        files = _file_stamps(resolved)
+        if self._failed is not None and self._failed[:2] == (resolved, files):
+            raise self._failed[2]
         try:
             self._open(build)
         except IndexUnavailable as exc:
-            self._failed = (resolved, exc)
+            self._failed = (resolved, files, exc)
             raise
         self._failed = None
 
@@ -221,3 +225,17 @@ class KnowledgeBase:
                 "build_id": self.build_dir.name if self.build_dir else None,
                 "embedder": self.manifest.get("embedder"),
                 "dense_index": self.dense.kind if self.dense else None}
+
+
+def _file_stamps(build: Path) -> tuple:
+    """Every file of a build directory with its size and modification time: what tells a build
+    still being copied from the same build once complete (cheap: a build has a few dozen files)."""
+    stamps = []
+    for root, _dirs, names in os.walk(build):
+        for name in names:
+            try:
+                stat = os.stat(os.path.join(root, name))
+            except OSError:
+                continue
+            stamps.append((os.path.relpath(os.path.join(root, name), build), stat.st_size, stat.st_mtime_ns))
+    return tuple(sorted(stamps))

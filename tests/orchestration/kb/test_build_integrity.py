@@ -197,3 +197,23 @@ def test_a_damaged_new_build_is_hashed_once_however_often_the_watcher_asks(built
         with pytest.raises(IndexUnavailable, match="bm25/data.npy"):
             kb.reopened()
     assert len(calls) == 1 and kb.ready  # the old build keeps serving
+
+
+def test_a_build_refused_while_its_copy_was_unfinished_opens_once_the_copy_completes(built, embedder, tmp_path):
+    """docs/SCALE.md: a build published by copying files may be seen before the last file is in
+    place; once its files change (the copy completes), the watcher tries it again."""
+    settings, kb_dir = built
+    kb = KnowledgeBase(settings, kb_dir, embedder.name)
+    kb.warm_up()
+    _write_corpus(tmp_path / "src", 2)
+    ingest(settings, kb_dir, embedder, progress=False)
+    data = layout.current_build(kb_dir) / "bm25" / "data.npy"
+    whole = data.read_bytes()
+    data.write_bytes(whole[:len(whole) // 2])  # the copy has written half of this file so far
+    for _ in range(2):
+        with pytest.raises(IndexUnavailable, match="bm25/data.npy"):
+            kb.reopened()
+    data.write_bytes(whole)  # the copy completes
+    fresh = kb.reopened()
+    assert fresh.ready and fresh.build_dir == layout.current_build(kb_dir) and fresh.failure is None
+    fresh.close()
