@@ -9,6 +9,7 @@ router, and is scored as the documentation dev set scores (evaluation/docsets.py
 unanswerable refused, false refusal).
 
     python -m evaluation.doctrain_loop --split choose [--corpus NAME ...] [--limit N] [--out FILE]
+        [--examples FILE.md]   (ten answers and ten refusals drawn at random, seed 36, as Markdown)
 
 The ranker is the one the service would choose (SIGHTLINE_ANSWER_MODEL, server/bootstrap.py).
 """
@@ -91,6 +92,33 @@ def run_split(split: str, corpora: Sequence[str] | None = None, limit: int | Non
             "by_corpus": {n: summarise([r for r in rows if r["set"] == n]) for n in names}, "rows": rows}
 
 
+def examples_markdown(result: dict[str, Any], count: int = 10, seed: int = 36) -> str:
+    """`count` answers and `count` refusals of a run, drawn at random (the same ones for the same
+    rows), each with its question, gold and what the loop replied, as a Markdown page."""
+    import random
+
+    rng = random.Random(seed)
+    rows = sorted(result["rows"], key=lambda r: r["id"])
+    answered = [r for r in rows if not r["refused"]]
+    refused = [r for r in rows if r["refused"]]
+    lines = [f"# The written documentation set, {result['split']} corpora: {count} answers and {count} refusals",
+             "", "Drawn at random (seed 36) by `python -m evaluation.doctrain_loop --split "
+             f"{result['split']} --examples FILE` with the ranker the service chose "
+             "(SIGHTLINE_ANSWER_MODEL). Verdict: right = an answerable question answered with its gold, "
+             "or an unanswerable one refused.", ""]
+    for title, chosen in (("Answers", rng.sample(answered, min(count, len(answered)))),
+                          ("Refusals", rng.sample(refused, min(count, len(refused))))):
+        lines += [f"## {title}", ""]
+        for r in sorted(chosen, key=lambda r: r["id"]):
+            right = r["has_fact"] if r["answerable"] else r["refused"]
+            gold = " / ".join(f"`{g}`" for g in r["gold"]) if r["answerable"] else "(unanswerable)"
+            reply = " ".join(r["answer"].split())[:400]
+            lines += [f"- **{r['id']}** ({r['kind']}; {'right' if right else 'wrong'}): {r['query']}",
+                      f"  - gold: {gold}" + (f"; short answer: `{r['short_answer']}`" if r.get("short_answer") else ""),
+                      f"  - reply: {reply}", ""]
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluation.doctrain_loop", description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=SPLITS, required=True)
@@ -98,11 +126,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="the first N questions of each corpus")
     parser.add_argument("--data", type=Path, help="the public evaluation data (default ../shared/eval)")
     parser.add_argument("--out", type=Path, help="write the figures and rows here as JSON")
+    parser.add_argument("--examples", type=Path, help="write ten answers and ten refusals here as Markdown")
     args = parser.parse_args(argv)
     result = run_split(args.split, args.corpus, args.limit, args.data)
     print(json.dumps({"split": result["split"], "all": result["all"], "by_corpus": result["by_corpus"]}, indent=1))
     if args.out:
         args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")
+    if args.examples:
+        args.examples.write_text(examples_markdown(result) + "\n", encoding="utf-8")
     return 0
 
 

@@ -65,3 +65,20 @@ def test_each_written_corpus_gets_its_own_eval_kb_reading_its_pages(tmp_path):
     config = with_corpora(eval_kb_config(tmp_path), ["mypy", "hugo"], root=tmp_path)
     assert config.get(kb_name("mypy")).paths == (tmp_path / "mypy" / "pages",)
     assert config.get(kb_name("hugo")).max_age_days is None  # documentation pages carry no dates
+
+
+def test_the_examples_page_draws_answers_and_refusals_and_says_which_are_right():
+    from evaluation.doctrain_loop import examples_markdown
+
+    def row(i: int, answerable: bool, refused: bool, fact: bool) -> dict:
+        return {"id": f"c-{i:03d}", "kind": "number", "query": f"question {i}?", "answerable": answerable,
+                "gold": ["42"] if answerable else [], "refused": refused, "has_fact": fact,
+                "answer": "Insufficient information" if refused else "It is 42. [1]", "short_answer": ""}
+
+    rows = [row(1, True, False, True), row(2, False, False, False), row(3, False, True, False),
+            row(4, True, True, False)]
+    page = examples_markdown({"split": "report", "rows": rows}, count=2)
+    answers, refusals = page.split("## Refusals")
+    assert "c-001** (number; right)" in answers and "c-002** (number; wrong)" in answers
+    assert "c-003** (number; right)" in refusals and "c-004** (number; wrong)" in refusals
+    assert page == examples_markdown({"split": "report", "rows": rows[::-1]}, count=2)  # same draw, any order
