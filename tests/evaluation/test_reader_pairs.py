@@ -82,3 +82,16 @@ def test_the_examples_page_draws_answers_and_refusals_and_says_which_are_right()
     assert "c-001** (number; right)" in answers and "c-002** (number; wrong)" in answers
     assert "c-003** (number; right)" in refusals and "c-004** (number; wrong)" in refusals
     assert page == examples_markdown({"split": "report", "rows": rows[::-1]}, count=2)  # same draw, any order
+
+
+def test_the_reader_figures_read_each_question_s_best_unit():
+    import numpy as np
+
+    from evaluation.answers.reader.evaluate import figures
+
+    rows = [{"g": "a", "a": 1, "y": 1}, {"g": "a", "a": 1, "y": 0},   # answerable, its answer scores best
+            {"g": "b", "a": 1, "y": 1}, {"g": "b", "a": 1, "y": 0},   # answerable, another unit scores best
+            {"g": "u", "a": 0, "y": 0}, {"g": "u", "a": 0, "y": 0}]   # unanswerable
+    got = figures(rows, np.array([3.0, 1.0, 0.5, 2.0, -1.0, -2.0]), false_refusal=0.0)
+    assert (got["questions"], got["top1"], got["question_auc"]) == (3, 0.5, 1.0)
+    assert got["refused_at_fr_0.00"] == 1.0  # below every answerable question's best logit

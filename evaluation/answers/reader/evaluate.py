@@ -20,20 +20,14 @@ from pathlib import Path
 
 import numpy as np
 
+from .train import auc
+
 SETS = ("choose_squad", "choose_docs", "report_squad", "report_docs")
 
 
 def read_pairs(path: Path) -> list[dict]:
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         return [json.loads(line) for line in handle]
-
-
-def auc(scores: np.ndarray, y: np.ndarray) -> float:
-    pos, neg = scores[y > 0], scores[y <= 0]
-    if not len(pos) or not len(neg):
-        return float("nan")
-    ranks = np.argsort(np.argsort(np.concatenate([pos, neg]), kind="stable")) + 1
-    return float((ranks[:len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
 
 
 def figures(rows: Sequence[dict], logits: np.ndarray, false_refusal: float = 0.10) -> dict[str, float]:
@@ -53,7 +47,8 @@ def figures(rows: Sequence[dict], logits: np.ndarray, false_refusal: float = 0.1
     labels = np.array([r["y"] for r in rows])
     return {"pairs": len(rows), "questions": len(ids), "pair_auc": round(auc(logits, labels), 4),
             "top1": round(float(hit[a].mean()), 4), "question_auc": round(auc(top, a.astype(int)), 4),
-            "refused_at_fr_0.10": round(float((top[~a] < threshold).mean()), 4) if (~a).any() else float("nan")}
+            f"refused_at_fr_{false_refusal:.2f}": round(float((top[~a] < threshold).mean()), 4) if (~a).any()
+            else float("nan")}
 
 
 def score(model: Path, rows: Sequence[dict], unit_only: bool) -> np.ndarray:
