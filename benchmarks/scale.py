@@ -54,6 +54,8 @@ from typing import Any
 
 import numpy as np
 
+from evaluation.stats import percentile
+
 REPO = Path(__file__).resolve().parents[1]
 KB = "scale"
 PEPS = REPO.parent / "shared" / "docs-corpora" / "peps"
@@ -236,11 +238,6 @@ def build(corpus: Path, data_dir: Path, ef_construction: int | None) -> dict[str
 
 
 # --- the worker (a fresh child process) ------------------------------------------------------------
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
 
 def _summary(values: list[float]) -> dict[str, float]:
     return {"p50_ms": round(percentile(values, 0.5), 2), "p95_ms": round(percentile(values, 0.95), 2),

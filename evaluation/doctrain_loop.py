@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -58,11 +58,11 @@ def ask(loop: Any, q: DocTrainQuestion) -> dict[str, Any]:
                                context=RequestContext.create(DOCS_NOW, trace_level="summary", endpoint="eval")))
 
 
-def run_split(split: str, corpora: Sequence[str] | None = None, limit: int | None = None, data_dir: Path | None = None,
-              progress: bool = True) -> dict[str, Any]:
-    """Every question of a split's corpora asked and scored: figures over all and per corpus, the rows."""
-    from tqdm import tqdm
-
+def corpus_loops(split: str, corpora: Sequence[str] | None = None, data_dir: Path | None = None,
+                 progress: bool = True) -> Iterator[tuple[str, Any, list[DocTrainQuestion]]]:
+    """Per corpus of a split (in name order): its name, a warmed-up loop over its KB (built first
+    when needed) and its questions. A corpus whose questions do not load (one being written) is
+    left out, saying why."""
     from .builds import build_eval_kb, eval_loop
     from .datasets import DEFAULT_DATA
     from .runner import eval_kb_config
@@ -73,20 +73,29 @@ def run_split(split: str, corpora: Sequence[str] | None = None, limit: int | Non
             continue
         try:
             questions += [q for q in load_corpus(folder) if q.split == split]
-        except ValueError as exc:  # a corpus being written: its questions do not load yet
+        except ValueError as exc:
             print(f"left out {folder.name}: {exc}", file=sys.stderr)
     names = sorted({q.corpus for q in questions})
     config = with_corpora(eval_kb_config(data_dir or DEFAULT_DATA), names)
-    rows: list[dict[str, Any]] = []
     for name in names:
         build_eval_kb(config, kb_name(name), progress=progress)
-        loop = eval_loop(config, kb_name(name))
-        asked = [q for q in questions if q.corpus == name][:limit]
-        for q in tqdm(asked, desc=name, disable=not progress, file=sys.stderr):
+        yield name, eval_loop(config, kb_name(name)), [q for q in questions if q.corpus == name]
+
+
+def run_split(split: str, corpora: Sequence[str] | None = None, limit: int | None = None, data_dir: Path | None = None,
+              progress: bool = True) -> dict[str, Any]:
+    """Every question of a split's corpora asked and scored: figures over all and per corpus, the rows."""
+    from tqdm import tqdm
+
+    rows: list[dict[str, Any]] = []
+    names = []
+    for name, loop, questions in corpus_loops(split, corpora, data_dir, progress):
+        names.append(name)
+        for q in tqdm(questions[:limit], desc=name, disable=not progress, file=sys.stderr):
             body = ask(loop, q)
             row = score_body(as_doc_question(q), body)
-            row["short_answer"] = (body.get("short_answer") or {}).get("text", "") if isinstance(
-                body.get("short_answer"), dict) else ""
+            short = body.get("short_answer")
+            row["short_answer"] = short.get("text", "") if isinstance(short, dict) else ""
             rows.append(row)
     return {"split": split, "all": summarise(rows),
             "by_corpus": {n: summarise([r for r in rows if r["set"] == n]) for n in names}, "rows": rows}

@@ -250,21 +250,13 @@ def multihop_outcomes(data_dir: Path, split: str, limit: int | None = None, prog
 def doc_outcomes(data_dir: Path, split: str, limit: int | None = None, progress: bool = True):
     """Outcomes of the written documentation set's corpora of a split (dev: its choosing corpora,
     test: its reporting ones), each asked over its own KB (evaluation/doctrain_loop.py)."""
-    from evaluation.builds import build_eval_kb, eval_loop
-    from evaluation.doctrain import DOCTRAIN, corpus_folders, load_corpus
-    from evaluation.doctrain_loop import kb_name, with_corpora
-    from evaluation.runner import eval_kb_config
+    from evaluation.doctrain_loop import corpus_loops, kb_name
 
-    wanted = {"dev": "choose", "test": "report"}[split]
-    questions = [q for folder in corpus_folders(DOCTRAIN) for q in load_corpus(folder) if q.split == wanted]
-    names = sorted({q.corpus for q in questions})
-    config = with_corpora(eval_kb_config(data_dir), names)
     parts = []
-    for name in names:
-        build_eval_kb(config, kb_name(name), progress=progress)
-        gold = [GoldQuestion(q.id, q.question, q.answers if q.answerable else (), group=name)
-                for q in questions if q.corpus == name][:limit]
-        parts.append(outcomes(eval_loop(config, kb_name(name)), kb_name(name), gold, progress=progress).arrays())
+    for name, loop, questions in corpus_loops({"dev": "choose", "test": "report"}[split], data_dir=data_dir,
+                                              progress=progress):
+        gold = [GoldQuestion(q.id, q.question, q.answers if q.answerable else (), group=name) for q in questions]
+        parts.append(outcomes(loop, kb_name(name), gold[:limit], progress=progress).arrays())
     return combine_outcomes(*parts)
 
 

@@ -26,7 +26,7 @@ from ..retrieval.filters import FilterColumns
 from ..retrieval.milvus_backend import MilvusBackend
 from . import layout
 from .config import KBSettings
-from .integrity import BuildFiles
+from .integrity import BuildFiles, stamp
 from .manifest import read_manifest, verify
 from .store import ChunkStore
 
@@ -228,14 +228,7 @@ class KnowledgeBase:
 
 
 def _file_stamps(build: Path) -> tuple:
-    """Every file of a build directory with its size and modification time: what tells a build
-    still being copied from the same build once complete (cheap: a build has a few dozen files)."""
-    stamps = []
-    for root, _dirs, names in os.walk(build):
-        for name in names:
-            try:
-                stat = os.stat(os.path.join(root, name))
-            except OSError:
-                continue
-            stamps.append((os.path.relpath(os.path.join(root, name), build), stat.st_size, stat.st_mtime_ns))
-    return tuple(sorted(stamps))
+    """Every file of a build directory with its `integrity.stamp`: what tells a build still being
+    copied from the same build once complete (cheap: a build has a few dozen files)."""
+    return tuple(sorted((os.path.relpath(path, build), stamp(path))
+                        for root, _dirs, names in os.walk(build) for path in (os.path.join(root, n) for n in names)))

@@ -12,7 +12,6 @@ reading's first part), as that model was trained.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import sys
 from collections.abc import Sequence
@@ -20,14 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .train import auc
+from .train import auc, read_jsonl
 
 SETS = ("choose_squad", "choose_docs", "report_squad", "report_docs")
-
-
-def read_pairs(path: Path) -> list[dict]:
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle]
 
 
 def figures(rows: Sequence[dict], logits: np.ndarray, false_refusal: float = 0.10) -> dict[str, float]:
@@ -77,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sets", nargs="*", default=list(SETS))
     args = parser.parse_args(argv)
     for name in args.sets:
-        rows = read_pairs(args.data / f"reader_{name}.jsonl.gz")
+        rows = read_jsonl(args.data / f"reader_{name}.jsonl.gz")
         line = {"set": name, "reader": figures(rows, score(args.model, rows, unit_only=False))}
         if args.before:
             line["before"] = figures(rows, score(args.before, rows, unit_only=True))

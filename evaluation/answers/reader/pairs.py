@@ -70,15 +70,14 @@ def page_candidates(page: Path) -> list[Candidate]:
     return out
 
 
-def by_overlap(question: str, candidates: Sequence[Candidate], rng: random.Random, hard: int = HARD,
-               spare: int = RANDOM) -> list[Candidate]:
-    """The candidates sharing most terms with the question (ties in page order), then a few at random."""
+def by_overlap(question: str, candidates: Sequence[Candidate], among: Sequence[int], rng: random.Random,
+               hard: int = HARD, spare: int = RANDOM) -> list[int]:
+    """Of the candidates at the indices `among` (in page order), the `hard` sharing most terms with
+    the question (ties in page order), then `spare` more at random: their indices."""
     terms = term_set(question)
-    ranked = sorted(range(len(candidates)), key=lambda i: (-len(terms & candidates[i].tokens), i))
-    chosen = ranked[:hard]
+    ranked = sorted(among, key=lambda i: (-len(terms & candidates[i].tokens), i))
     rest = ranked[hard:]
-    chosen += rng.sample(rest, min(spare, len(rest)))
-    return [candidates[i] for i in chosen]
+    return ranked[:hard] + rng.sample(rest, min(spare, len(rest)))
 
 
 def pair(question: str, candidate: Candidate, label: int, qid: str, answerable: bool, src: str) -> dict[str, Any]:
@@ -132,8 +131,7 @@ def squad_pairs(articles: Iterable[dict[str, Any]], src: str, rng: random.Random
         else:
             first = sorted(gold | tempting)
             others = [i for i in range(len(candidates)) if i not in gold and i not in tempting]
-            picked = by_overlap(question, [candidates[i] for i in others], rng, hard=2, spare=1)
-            chosen = first + [others[[candidates[i] for i in others].index(c)] for c in picked]
+            chosen = first + by_overlap(question, candidates, others, rng, hard=2, spare=1)
         rows += [pair(question, candidates[i], int(i in gold), qid, answerable, src) for i in chosen]
         if gold:
             answering[qid] = candidates[min(gold)]
@@ -191,8 +189,8 @@ def doc_pairs(split: str, rng: random.Random, every_unit: bool = False
                 chosen = list(range(len(candidates)))
             else:
                 others = [i for i in range(len(candidates)) if i not in gold and i not in tempting]
-                picked = {id(c) for c in by_overlap(q.question, [candidates[i] for i in others], rng)}
-                chosen = sorted(gold | tempting) + [i for i in others if id(candidates[i]) in picked]
+                picked = set(by_overlap(q.question, candidates, others, rng))
+                chosen = sorted(gold | tempting) + [i for i in others if i in picked]
             rows += [pair(q.question, candidates[i], int(i in gold), q.id, q.answerable, f"doc:{q.corpus}")
                      for i in chosen]
             if q.answerable and gold:

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from core.errors import ConfigError
-from orchestration.compose.sentences import chunk_units
+from orchestration.compose.sentences import Candidate, chunk_units
 from orchestration.kb.units import HEADING
 from orchestration.retrieval import forking
 from orchestration.retrieval.embedder import TOKENIZER
@@ -41,8 +41,8 @@ MODEL = Path(__file__).with_name("cross_encoder.onnx")
 UNIT_CHARS, HEADING_CHARS, BEFORE_CHARS = 300, 100, 160  # what a reading keeps of each part
 
 
-def reading_of(candidate: Any) -> str:
-    """What the cross-encoder reads of a unit (a `compose.sentences.Candidate`): the unit, then
+def reading_of(candidate: Candidate) -> str:
+    """What the cross-encoder reads of a unit: the unit, then
     where it stands: its document title and headings, and the text before it (a list item: the
     sentence introducing its list; else the unit before it in its chunk), as
     "<unit> | <title > heading > ...> | <text before>". The unit comes first so that truncation
@@ -59,7 +59,7 @@ def reading_of(candidate: Any) -> str:
     return " | ".join(parts).strip(" |")
 
 
-def _text_before(candidate: Any) -> str:
+def _text_before(candidate: Candidate) -> str:
     """The text of the unit that ends last before the candidate in its chunk ("" when none)."""
     ends = [u for u in chunk_units(candidate.chunk) if u.end <= candidate.start and u.type != HEADING]
     return ends[-1].text_in(candidate.chunk.text) if ends else ""

@@ -110,7 +110,7 @@ def mkdocs_blocks(source: str) -> str:
             continue
         text = line[min(width, 4 * len(blocks)):]
         if fence:
-            if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]).strip():
+            if _closes(fence, stripped):
                 fence = ""
             out.append(text)
             continue
@@ -129,6 +129,11 @@ def mkdocs_blocks(source: str) -> str:
     return "\n".join(out)
 
 
+def _closes(fence: str, stripped: str) -> bool:
+    """The stripped line closes the open fence: its character, at least as many times, and nothing else."""
+    return stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]).strip()
+
+
 def mdx_markdown(source: str) -> str:
     """An MDX page (Docusaurus) as the Markdown a reader sees: its ES module lines (`import Tabs
     from '@theme/Tabs';`, `export const x = ...`, at the top level, outside fenced code) and its JSX
@@ -138,7 +143,7 @@ def mdx_markdown(source: str) -> str:
     for line in _MDX_COMMENT.sub("", source).split("\n"):
         opened = _FENCE_OPEN.match(line)
         if fence:
-            if line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]).strip():
+            if _closes(fence, line.strip()):
                 fence = ""
         elif opened:
             fence = opened.group(1)
