@@ -8,6 +8,13 @@ build, so updating a large knowledge base only embeds what is new; the rest is e
 raises: every document that cannot be used is reported with its file, line and reason, and
 so is what the metadata gave: how many documents carry each field with a meaning, values
 dropped (an unreadable date), and a knowledge base none of whose documents carries a date.
+
+It never holds the corpus whole. Documents are read and parsed once into a scratch file on
+disk, their metadata counted as they pass; then each is chunked and tagged in turn, and each
+chunk is written to the chunk store and counted for BM25 (`bm25_build.py`) as it is made. The
+embedding stage reads the texts back from the store a batch at a time and writes the vectors
+to a file on disk, which the dense index is built from. Memory holds the finished indexes'
+own arrays (postings, filter columns, the FAISS index) and one batch.
 """
 
 from __future__ import annotations
@@ -16,12 +23,17 @@ import contextlib
 import datetime as dt
 import hashlib
 import json
+import pickle
 import shutil
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Iterable
+from array import array
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 from tqdm import tqdm
@@ -30,21 +42,22 @@ from core.errors import ConfigError, KnowledgeBaseError, NoUsableDocuments, Sear
 from perception import extract_entities
 from perception.language import detect_language
 
-from ..retrieval.bm25 import BM25Index
 from ..retrieval.dense import DenseIndex
 from ..retrieval.embedder import CHINESE_EMBEDDER, CPU, CUDA, Embedder, MiniLMTorchEmbedder, check_device, get_embedder
 from ..retrieval.filters import FilterColumns
 from ..retrieval.tokenize import tokenize
 from . import layout, milvus_build
+from .bm25_build import BM25Builder
 from .chunking import chunk_text
 from .config import KBSettings
 from .documents import Document, Skipped, iter_documents
 from .embed_pool import check_workers, embed_in_workers
 from .manifest import read_manifest, write_manifest
 from .metadata import COUNTED_FIELDS, DOCUMENT_DATE_FIELDS, FieldMap
-from .store import ChunkStore, StoredChunk, write_store
+from .store import ChunkStore, StoredChunk, StoreWriter
 
 EMBED_BATCH = 64
+REUSE_BATCH = 8192  # vectors of unchanged chunks copied from the current build at a time
 LANGUAGE_SAMPLE = 2000  # characters of each document read to tell its language
 CONFIG_FILE = "config/knowledge_bases.yaml"
 NOTE_EXAMPLES = 3  # documents named per note in the summary
@@ -156,19 +169,18 @@ def _nothing_usable(report: IngestReport) -> str:
             f"skipped ({reasons}{f'; and {more} more, each in the report' if more else ''})")
 
 
-def _undated_warning(kb: str, documents: list[Document]) -> Notice | None:
+def _undated_warning(kb: str, dated: bool, candidates: dict[str, int]) -> Notice | None:
     """The warning for a knowledge base none of whose documents carries a date (None when one does).
+
+    `dated`: some document carries a date field; `candidates`: how many documents hold a date in
+    each field of their own that no date field took.
 
     Promises: it proposes a mapping only to a field the documents carry: the documents' own
     fields that hold a date, the most common first, with a `fields:` example naming the first;
     when no field of theirs holds one, it says so and proposes nothing."""
-    if any(key in doc.metadata for doc in documents for key in DOCUMENT_DATE_FIELDS):
+    if dated:
         return None
     message = f"time filters and freshness checks will not apply to KB {kb}: "
-    candidates: dict[str, int] = {}
-    for doc in documents:
-        for name in doc.undated_date_fields:
-            candidates[name] = candidates.get(name, 0) + 1
     if not candidates:
         return Notice("", message + "none of its documents carries a date, in a field with a meaning or one of "
                                     "their own, so there is no field to map")
@@ -179,23 +191,83 @@ def _undated_warning(kb: str, documents: list[Document]) -> Notice | None:
                                 f"with fields.published_at in {CONFIG_FILE}, e.g. {example}")
 
 
-def _read_metadata_report(documents: list[Document], report: IngestReport) -> None:
-    """Fill the report's field counts, warnings and notes from the documents read."""
-    report.field_counts = {name: sum(1 for doc in documents if doc.metadata.get(name) not in (None, "", []))
-                           for name in COUNTED_FIELDS}
-    report.dated_documents = sum(1 for doc in documents if any(doc.metadata.get(f) for f in DOCUMENT_DATE_FIELDS))
-    undated = _undated_warning(report.kb, documents)
-    if undated is not None:
-        report.warnings.append(undated)
-    for doc in documents:
-        report.warnings += [Notice(doc.origin, message) for message in doc.warnings]
-        report.notes += [Notice(doc.origin, message) for message in doc.notes]
+@dataclass
+class _DocumentFacts:
+    """What the documents give the report and the embedder's choice, counted as they are read."""
+
+    count_language: bool  # tell each document's language (only when the KB names no embedder)
+    field_counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTED_FIELDS, 0))
+    dated_documents: int = 0   # documents with a date in a date field
+    any_date_field: bool = False  # some document carries a date field at all
+    undated_candidates: dict[str, int] = field(default_factory=dict)
+    chinese: int = 0
+    documents: int = 0
+    warnings: list[Notice] = field(default_factory=list)
+    notes: list[Notice] = field(default_factory=list)
+
+    def add(self, doc: Document) -> None:
+        """Count one document."""
+        self.documents += 1
+        for name in COUNTED_FIELDS:
+            self.field_counts[name] += doc.metadata.get(name) not in (None, "", [])
+        self.dated_documents += any(doc.metadata.get(f) for f in DOCUMENT_DATE_FIELDS)
+        self.any_date_field = self.any_date_field or any(key in doc.metadata for key in DOCUMENT_DATE_FIELDS)
+        for name in doc.undated_date_fields:
+            self.undated_candidates[name] = self.undated_candidates.get(name, 0) + 1
+        if self.count_language:
+            self.chinese += detect_language(f"{doc.title}\n{doc.text[:LANGUAGE_SAMPLE]}") == "zh"
+        self.warnings += [Notice(doc.origin, message) for message in doc.warnings]
+        self.notes += [Notice(doc.origin, message) for message in doc.notes]
+
+    @property
+    def chinese_share(self) -> float:
+        """The share of documents whose text is Chinese (perception's rule, on each one's start)."""
+        return self.chinese / self.documents if self.documents else 0.0
+
+    def report_to(self, report: IngestReport) -> None:
+        """Fill the report's field counts, warnings and notes."""
+        report.field_counts = dict(self.field_counts)
+        report.dated_documents = self.dated_documents
+        undated = _undated_warning(report.kb, self.any_date_field, self.undated_candidates)
+        report.warnings += ([undated] if undated is not None else []) + self.warnings
+        report.notes += self.notes
 
 
-def _load_documents(paths: Iterable[Path], report: IngestReport, fields: FieldMap | None = None
-                    ) -> list[Document]:
-    """Documents from all paths, duplicates of an id skipped with a pointer to the first."""
-    documents: list[Document] = []
+class _DocumentSpill:
+    """The documents read, kept in an unnamed scratch file for the passes after reading (the
+    checksum, the chunking): the corpus is read and parsed once, and never held in memory."""
+
+    def __init__(self, directory: Path) -> None:
+        self._file: BinaryIO = tempfile.TemporaryFile(dir=directory, prefix="ingest-documents-")
+
+    def add(self, doc: Document) -> None:
+        """Keep one document (what chunking and the checksum read of it)."""
+        pickle.dump((doc.id, doc.title, doc.text, doc.metadata), self._file, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def documents(self) -> Iterator[Document]:
+        """The documents kept, in the order read (one pass at a time)."""
+        self._file.seek(0)
+        while True:
+            try:
+                doc_id, title, text, metadata = pickle.load(self._file)
+            except EOFError:
+                return
+            yield Document(doc_id, title, text, metadata)
+
+    def close(self) -> None:
+        """Remove the scratch file."""
+        self._file.close()
+
+
+def _scratch_dir(kb_dir: Path) -> Path:
+    """Where an ingest keeps scratch files before its build directory exists: the KB's directory,
+    else its nearest existing parent (the data disk, not a memory-backed /tmp)."""
+    return next(p for p in (kb_dir, *kb_dir.parents) if p.is_dir())
+
+
+def _load_documents(paths: Iterable[Path], report: IngestReport, spill: _DocumentSpill, facts: _DocumentFacts,
+                    fields: FieldMap | None = None) -> None:
+    """Read all paths into `spill` and `facts`, duplicates of an id skipped with a pointer to the first."""
     first_seen: dict[str, str] = {}
     for item in iter_documents(list(paths), fields):
         if isinstance(item, Skipped):
@@ -205,8 +277,8 @@ def _load_documents(paths: Iterable[Path], report: IngestReport, fields: FieldMa
                                                        f"(first seen at {first_seen[item.id]})"))
         else:
             first_seen[item.id] = item.origin
-            documents.append(item)
-    return documents
+            spill.add(item)
+            facts.add(item)
 
 
 # Code whose change alters what a build contains: a new version of any of these rebuilds the
@@ -224,24 +296,17 @@ _PIPELINE_FILES = (
 )
 
 
-def _chinese_share(documents: list[Document]) -> float:
-    """The share of documents whose text is Chinese (perception's rule, on each one's start)."""
-    zh = sum(1 for doc in documents if detect_language(f"{doc.title}\n{doc.text[:LANGUAGE_SAMPLE]}") == "zh")
-    return zh / len(documents) if documents else 0.0
-
-
-def choose_embedder(settings: KBSettings, documents: list[Document], default: Embedder) -> tuple[Embedder, str]:
+def choose_embedder(settings: KBSettings, chinese_share: float, default: Embedder) -> tuple[Embedder, str]:
     """The embedder of this KB's dense arm and why: the KB's `embedder` setting, else e5 when most
-    documents are Chinese (MiniLM reads Chinese as characters), else `default`."""
+    documents are Chinese (`chinese_share` of them; MiniLM reads Chinese as characters), else `default`."""
     if settings.embedder is not None:
         chosen = default if settings.embedder == default.key else get_embedder(settings.embedder, default.threads)
         return chosen, f"embedder: {settings.embedder} in {CONFIG_FILE}"
-    share = _chinese_share(documents)
-    if share > 0.5:
+    if chinese_share > 0.5:
         chosen = default if default.key == CHINESE_EMBEDDER else get_embedder(CHINESE_EMBEDDER, default.threads)
-        return chosen, (f"{share:.0%} of the documents are Chinese; set embedder: for KB {settings.name} "
+        return chosen, (f"{chinese_share:.0%} of the documents are Chinese; set embedder: for KB {settings.name} "
                         f"in {CONFIG_FILE} to choose another")
-    return default, f"the default; {share:.0%} of the documents are Chinese"
+    return default, f"the default; {chinese_share:.0%} of the documents are Chinese"
 
 
 def on_device(embedder: Embedder, device: str, kb: str) -> Embedder:
@@ -262,7 +327,7 @@ def on_device(embedder: Embedder, device: str, kb: str) -> Embedder:
     return gpu
 
 
-def _source_checksum(documents: list[Document], settings: KBSettings, embedder: Embedder) -> str:
+def _source_checksum(documents: Iterable[Document], settings: KBSettings, embedder: Embedder) -> str:
     """A hash of everything that determines the build's content: inputs, settings, pipeline code."""
     digest = hashlib.sha256()
     digest.update(json.dumps([embedder.name, settings.chunk_words, settings.overlap_words,
@@ -278,9 +343,11 @@ def _source_checksum(documents: list[Document], settings: KBSettings, embedder: 
     return digest.hexdigest()
 
 
-def _chunk_documents(documents: list[Document], settings: KBSettings, progress: bool) -> list[StoredChunk]:
-    chunks: list[StoredChunk] = []
-    for doc in tqdm(documents, desc="chunking", unit="doc", disable=not progress, file=sys.stderr):
+def _chunk_documents(documents: Iterable[Document], total: int, settings: KBSettings, progress: bool
+                     ) -> Iterator[StoredChunk]:
+    """The chunks of `documents` (`total` of them, for the progress bar), one document at a time, rows 0..n-1."""
+    row = 0
+    for doc in tqdm(documents, total=total, desc="chunking", unit="doc", disable=not progress, file=sys.stderr):
         for piece in chunk_text(doc.text, settings.chunk_words, settings.overlap_words):
             metadata = dict(doc.metadata, title=doc.title)
             if piece.section:
@@ -289,71 +356,158 @@ def _chunk_documents(documents: list[Document], settings: KBSettings, progress: 
                 metadata["has_code"] = True  # the chunk holds a fenced code block (quoted only for config questions)
             indexed = f"{doc.title}\n{piece.text}" if doc.title else piece.text
             entities = [e.to_dict() for e in extract_entities(indexed)]
-            chunks.append(StoredChunk(
-                row=len(chunks), chunk_id=f"{doc.id}#{piece.position}", doc_id=doc.id,
+            yield StoredChunk(
+                row=row, chunk_id=f"{doc.id}#{piece.position}", doc_id=doc.id,
                 title=doc.title, section=piece.section, position=piece.position, text=piece.text,
                 metadata=metadata, entities=entities, units=piece.units,
-                text_hash=hashlib.sha256(indexed.encode("utf-8")).hexdigest()))
-    return chunks
+                text_hash=hashlib.sha256(indexed.encode("utf-8")).hexdigest())
+            row += 1
 
 
-def _previous_vectors(kb_dir: Path, embedder: Embedder) -> tuple[dict[str, int], DenseIndex | None]:
-    """text_hash -> row of the current build and its dense index, when the embedder matches."""
+def _write_chunks(chunks: Iterable[StoredChunk], store: StoreWriter, bm25: BM25Builder) -> FilterColumns:
+    """Write each chunk to the store and count its terms for BM25 as it is made; the filter
+    columns of them all (their builder pulls the chunks, so no chunk outlives its row)."""
+    def metadata() -> Iterator[dict]:
+        for chunk in chunks:
+            store.add(chunk)
+            bm25.add(tokenize(chunk.indexed_text))
+            yield chunk.metadata
+
+    return FilterColumns.build(metadata())
+
+
+def _digests(hashes: Iterable[str]) -> np.ndarray:
+    """Hex SHA-256 text hashes as 32-byte values (`S32`), in order."""
+    raw = b"".join(bytes.fromhex(h) for h in hashes)
+    return np.frombuffer(raw, dtype="S32")
+
+
+@dataclass
+class _PreviousVectors:
+    """The current build's vectors, by the hash of their chunk's text: hashes sorted, each once."""
+
+    hashes: np.ndarray  # S32, sorted
+    rows: np.ndarray    # int64: the row of each hash in the current build (the last row holding it)
+    index: DenseIndex
+
+    def rows_of(self, hashes: np.ndarray) -> np.ndarray:
+        """The current build's row of each hash; -1 where none holds it."""
+        at = np.minimum(np.searchsorted(self.hashes, hashes), self.hashes.size - 1)
+        return np.where(self.hashes[at] == hashes, self.rows[at], -1)
+
+
+def _previous_vectors(kb_dir: Path, embedder: Embedder) -> _PreviousVectors | None:
+    """The current build's vectors by text hash, when there is one and its embedder matches."""
     current = layout.current_build(kb_dir)
     if current is None:
-        return {}, None
+        return None
     try:
         manifest = read_manifest(current, "")
         if manifest.get("embedder", {}).get("name") != embedder.name:
-            return {}, None
-        return ChunkStore(current / "chunks.sqlite").rows_by_hash(), DenseIndex.load(current / "dense")
+            return None
+        rows, raw = array("q"), bytearray()
+        for row, text_hash in ChunkStore(current / "chunks.sqlite").iter_hashes():
+            rows.append(row)
+            raw += bytes.fromhex(text_hash)
+        digests, row_of = np.frombuffer(raw, dtype="S32"), np.frombuffer(rows, dtype=np.int64)
+        index = DenseIndex.load(current / "dense")
     except KnowledgeBaseError:
-        return {}, None
+        return None
+    if not digests.size:
+        return None
+    order = np.argsort(digests, kind="stable")  # equal hashes stay in row order: the last is kept
+    digests, row_of = digests[order], row_of[order]
+    last = np.r_[digests[1:] != digests[:-1], True]
+    return _PreviousVectors(digests[last], row_of[last], index)
 
 
-def _encode(todo: list[StoredChunk], embedder: Embedder, workers: int) -> Iterable[tuple[list[int], np.ndarray]]:
-    """(rows, vectors) of each EMBED_BATCH of `todo`, in order: in this process with one worker
-    (or for a single batch, which is not worth starting processes), else in `workers` processes."""
-    batches = (todo[start:start + EMBED_BATCH] for start in range(0, len(todo), EMBED_BATCH))
-    if workers == 1 or len(todo) <= EMBED_BATCH:
-        for batch in batches:
-            yield [c.row for c in batch], embedder.passages([c.indexed_text for c in batch], batch_size=EMBED_BATCH)
+def _batches(todo: Iterable[tuple[int, str]], size: int) -> Iterator[tuple[list[int], list[str]]]:
+    """(rows, texts) of each `size` consecutive items of `todo`."""
+    rows: list[int] = []
+    texts: list[str] = []
+    for row, text in todo:
+        rows.append(row)
+        texts.append(text)
+        if len(rows) == size:
+            yield rows, texts
+            rows, texts = [], []
+    if rows:
+        yield rows, texts
+
+
+def _encode(todo: Iterable[tuple[int, str]], count: int, embedder: Embedder, workers: int
+            ) -> Iterable[tuple[list[int], np.ndarray]]:
+    """(rows, vectors) of each EMBED_BATCH of the `count` (row, text) pairs of `todo`, in order: in
+    this process with one worker (or for a single batch, which is not worth starting processes),
+    else in `workers` processes."""
+    batches = _batches(todo, EMBED_BATCH)
+    if workers == 1 or count <= EMBED_BATCH:
+        for rows, batch in batches:
+            yield rows, embedder.passages(batch, batch_size=EMBED_BATCH)
         return
-    rows: list[list[int]] = []  # rows of the batches handed to the pool and not yet answered
+    pending: deque[list[int]] = deque()  # rows of the batches handed to the pool and not yet answered
 
     def texts() -> Iterable[list[str]]:
-        for batch in batches:
-            rows.append([c.row for c in batch])
-            yield [c.indexed_text for c in batch]
+        for rows, batch in batches:
+            pending.append(rows)
+            yield batch
 
     for vectors in embed_in_workers(texts(), embedder.key, workers, EMBED_BATCH):
-        yield rows.pop(0), vectors
+        yield pending.popleft(), vectors
 
 
-def _embed(chunks: list[StoredChunk], embedder: Embedder, kb_dir: Path, report: IngestReport,
-           progress: bool, reuse: bool = True, workers: int = 1) -> np.ndarray:
-    """Vectors for all chunks: reused from the current build where the text is unchanged
-    (unless `reuse` is False), encoded otherwise (in `workers` processes when more than one)."""
-    vectors = np.zeros((len(chunks), embedder.dim), dtype=np.float32)
-    old_rows, old_index = _previous_vectors(kb_dir, embedder) if reuse else ({}, None)
-    reusable = [(c.row, old_rows[c.text_hash]) for c in chunks if c.text_hash in old_rows]
-    if reusable and old_index is not None:
-        new_rows, prev_rows = (np.array(x) for x in zip(*reusable, strict=True))
-        vectors[new_rows] = old_index.reconstruct(prev_rows)
-        report.reused_vectors = len(reusable)
-    reused = {row for row, _ in reusable} if old_index is not None else set()
-    todo = [c for c in chunks if c.row not in reused]
+def _reuse(store: ChunkStore, previous: _PreviousVectors | None, vectors: np.ndarray) -> np.ndarray:
+    """Copy into `vectors` those of the current build whose chunk text is unchanged; which rows got one."""
+    reused = np.zeros(vectors.shape[0], dtype=bool)
+    if previous is None:
+        return reused
+    rows: list[int] = []
+    hashes: list[str] = []
+
+    def copy() -> None:
+        old = previous.rows_of(_digests(hashes))
+        new = np.asarray(rows, dtype=np.int64)
+        keep = old >= 0
+        if keep.any():
+            vectors[new[keep]] = previous.index.reconstruct(old[keep])
+            reused[new[keep]] = True
+        rows.clear()
+        hashes.clear()
+
+    for row, text_hash in store.iter_hashes():
+        rows.append(row)
+        hashes.append(text_hash)
+        if len(rows) == REUSE_BATCH:
+            copy()
+    copy()
+    return reused
+
+
+def _embed(store: ChunkStore, vectors: np.ndarray, embedder: Embedder, kb_dir: Path, report: IngestReport,
+           progress: bool, reuse: bool = True, workers: int = 1) -> None:
+    """Fill `vectors` (a row per chunk of `store`): reused from the current build where the text is
+    unchanged (unless `reuse` is False), encoded otherwise (in `workers` processes when more than
+    one), the texts read back from the store a batch at a time."""
+    reused = _reuse(store, _previous_vectors(kb_dir, embedder) if reuse else None, vectors)
+    report.reused_vectors = int(reused.sum())
+    todo = ((row, text) for row, _chunk_id, text in store.iter_texts() if not reused[row])
+    count = vectors.shape[0] - report.reused_vectors
     started = time.perf_counter()
     # tqdm's rate (chunks/s) and remaining time are the ETA a person reads
-    bar = tqdm(total=len(todo), desc=f"embedding ({embedder.key})", unit="chunk", disable=not progress,
+    bar = tqdm(total=count, desc=f"embedding ({embedder.key})", unit="chunk", disable=not progress,
                file=sys.stderr, smoothing=0.1)
-    for rows, batch_vectors in _encode(todo, embedder, workers):
+    for rows, batch_vectors in _encode(todo, count, embedder, workers):
         vectors[rows] = batch_vectors
         bar.update(len(rows))
     bar.close()
-    report.embedded = len(todo)
+    report.embedded = count
     report.embed_seconds = time.perf_counter() - started
-    return vectors
+
+
+def _vector_file(directory: Path, rows: int, dim: int) -> np.ndarray:
+    """A float32 (rows, dim) array in an unnamed file in `directory`, zeros until written."""
+    return np.memmap(tempfile.TemporaryFile(dir=directory, prefix="vectors-"), dtype=np.float32, mode="w+",
+                     shape=(rows, dim))
 
 
 def _collections(kb_dir: Path) -> list[str]:
@@ -366,6 +520,45 @@ def _collections(kb_dir: Path) -> list[str]:
         except KnowledgeBaseError:
             continue  # unfinished or damaged: it serves nothing
     return [n for n in names if n]
+
+
+@dataclass(frozen=True)
+class _BuildOptions:
+    """How a build runs: `stage` called with each stage's name, `rebuild` (embed everything anew),
+    `progress` (bars on stderr)."""
+
+    stage: Callable[[str], None]
+    rebuild: bool = False
+    progress: bool = True
+
+
+def _build(settings: KBSettings, kb_dir: Path, build_dir: Path, embedder: Embedder, spill: _DocumentSpill,
+           report: IngestReport, how: _BuildOptions, engine: dict[str, str]) -> None:
+    """Write the build's files into `build_dir` (all but the manifest), and on the milvus backend
+    its collection (named in `engine` once written). Each stage streams: chunks go to the store and
+    to BM25's term counts as they are made, vectors to a file on disk."""
+    stage, progress = how.stage, how.progress
+    stage("chunk")
+    with contextlib.closing(BM25Builder(build_dir)) as bm25:
+        with StoreWriter(build_dir / "chunks.sqlite") as writer:
+            columns = _write_chunks(_chunk_documents(spill.documents(), report.documents, settings, progress),
+                                    writer, bm25)
+            stage("store")
+        report.chunks = writer.count
+        stage("bm25")
+        bm25.finish().save(build_dir / "bm25")
+    stage("columns")
+    columns.save(build_dir / "columns")
+    stage("embed")
+    store = ChunkStore(build_dir / "chunks.sqlite")
+    vectors = _vector_file(build_dir, report.chunks, embedder.dim)
+    _embed(store, vectors, embedder, kb_dir, report, progress, reuse=not how.rebuild, workers=report.workers)
+    stage("dense")
+    DenseIndex.build(vectors, settings.dense).save(build_dir / "dense")
+    if settings.backend == "milvus" and settings.milvus is not None:
+        stage("milvus")
+        engine["collection"] = milvus_build.build_collection(settings.name, settings.milvus, build_dir,
+                                                             store.iter_texts(), vectors, columns)
 
 
 def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterable[Path] | None = None,
@@ -398,49 +591,61 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
     stage = on_stage or (lambda _name: None)
     report = IngestReport(kb=settings.name, workers=check_workers(workers) if device == CPU else 1,
                           device=check_device(device))
-    documents = _load_documents(paths if paths is not None else settings.paths, report, FieldMap(settings.fields))
-    report.documents = len(documents)
-    if not documents:
-        raise NoUsableDocuments(_nothing_usable(report), report.to_dict())
-    _read_metadata_report(documents, report)
-    embedder, report.embedder_reason = choose_embedder(settings, documents, embedder)
-    embedder = on_device(embedder, device, settings.name)
-    report.embedder = embedder.name
-    checksum = _source_checksum(documents, settings, embedder)
-    current = layout.current_build(kb_dir)
-    if current is not None and not rebuild:
-        try:
-            manifest = read_manifest(current, "")
-            if manifest.get("source_checksum") == checksum:
-                report.unchanged, report.build_dir = True, current
-                report.chunks = manifest["counts"]["chunks"]
-                report.seconds = time.perf_counter() - started
-                return report
-        except KnowledgeBaseError:
-            pass  # damaged current build: build a new one
-    kb_dir.mkdir(parents=True, exist_ok=True)
+    with contextlib.closing(_DocumentSpill(_scratch_dir(kb_dir))) as spill:
+        facts = _DocumentFacts(count_language=settings.embedder is None)
+        _load_documents(paths if paths is not None else settings.paths, report, spill, facts,
+                        FieldMap(settings.fields))
+        report.documents = facts.documents
+        if not facts.documents:
+            raise NoUsableDocuments(_nothing_usable(report), report.to_dict())
+        facts.report_to(report)
+        embedder, report.embedder_reason = choose_embedder(settings, facts.chinese_share, embedder)
+        embedder = on_device(embedder, device, settings.name)
+        report.embedder = embedder.name
+        checksum = _source_checksum(spill.documents(), settings, embedder)
+        unchanged = None if rebuild else _unchanged_build(kb_dir, checksum)
+        if unchanged is not None:
+            report.unchanged, report.build_dir = True, unchanged[0]
+            report.chunks = unchanged[1]["counts"]["chunks"]
+            report.seconds = time.perf_counter() - started
+            return report
+        kb_dir.mkdir(parents=True, exist_ok=True)
+        layout.prune(kb_dir)
+        build_dir = layout.new_build_dir(kb_dir)
+        engine = _build_and_switch(settings, kb_dir, build_dir, embedder, spill, report, checksum,
+                                   _BuildOptions(stage, rebuild, progress))
     layout.prune(kb_dir)
-    build_dir = layout.new_build_dir(kb_dir)
-    engine: dict[str, str] = {}  # the build's Milvus collection, on that backend
+    if engine and settings.milvus is not None:
+        milvus_build.switch_alias(settings.name, settings.milvus, engine["collection"])
+        milvus_build.prune_collections(settings.name, settings.milvus, _collections(kb_dir))
+    report.build_dir = build_dir
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _unchanged_build(kb_dir: Path, checksum: str) -> tuple[Path, dict] | None:
+    """The current build and its manifest when it was built from the same sources (`checksum`)."""
+    current = layout.current_build(kb_dir)
+    if current is None:
+        return None
     try:
-        stage("chunk")
-        chunks = _chunk_documents(documents, settings, progress)
-        report.chunks = len(chunks)
-        stage("store")
-        write_store(build_dir / "chunks.sqlite", chunks)
-        stage("bm25")
-        BM25Index.build(tokenize(c.indexed_text) for c in chunks).save(build_dir / "bm25")
-        stage("columns")
-        columns = FilterColumns.build(c.metadata for c in chunks)
-        columns.save(build_dir / "columns")
-        stage("embed")
-        vectors = _embed(chunks, embedder, kb_dir, report, progress, reuse=not rebuild, workers=report.workers)
-        stage("dense")
-        DenseIndex.build(vectors, settings.dense).save(build_dir / "dense")
-        if settings.backend == "milvus" and settings.milvus is not None:
-            stage("milvus")
-            engine["collection"] = milvus_build.build_collection(settings.name, settings.milvus, build_dir, chunks,
-                                                                 vectors, columns)
+        manifest = read_manifest(current, "")
+    except KnowledgeBaseError:
+        return None  # damaged current build: build a new one
+    return (current, manifest) if manifest.get("source_checksum") == checksum else None
+
+
+def _build_and_switch(settings: KBSettings, kb_dir: Path, build_dir: Path, embedder: Embedder,
+                      spill: _DocumentSpill, report: IngestReport, checksum: str, how: _BuildOptions) -> dict[str, str]:
+    """Write the build into `build_dir`, its manifest last, and switch `current` to it; the build's
+    Milvus collection (`{"collection": name}`, on that backend; else empty).
+
+    Promises: on any failure or interrupt the build directory is removed and its collection
+    dropped, and `current` is left as it was."""
+    engine: dict[str, str] = {}  # the build's Milvus collection, on that backend
+    stage = how.stage
+    try:
+        _build(settings, kb_dir, build_dir, embedder, spill, report, how, engine)
         stage("manifest")
         write_manifest(build_dir, {
             "kb": settings.name,
@@ -448,11 +653,11 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
             "embedder": {"name": embedder.name, "key": embedder.key, "dim": embedder.dim,
                          "chosen_by": report.embedder_reason, "device": report.device,
                          "precision": getattr(embedder, "precision", "as packaged")},
-            "counts": {"documents": len(documents), "chunks": len(chunks), "skipped": len(report.skipped)},
+            "counts": {"documents": report.documents, "chunks": report.chunks, "skipped": len(report.skipped)},
             "fields": dict(report.field_counts),   # documents carrying each field with a meaning (`kb list`)
             "dated_documents": report.dated_documents,
             "settings": {"chunk_words": settings.chunk_words, "overlap_words": settings.overlap_words,
-                         "dense_kind": "hnsw" if len(chunks) >= settings.dense.hnsw_threshold else "flat"},
+                         "dense_kind": "hnsw" if report.chunks >= settings.dense.hnsw_threshold else "flat"},
             "source_checksum": checksum,
             **({"milvus": engine} if engine else {}),
         })
@@ -464,10 +669,4 @@ def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterab
             with contextlib.suppress(SearchEngineUnavailable):
                 milvus_build.prune_collections(settings.name, settings.milvus, _collections(kb_dir))
         raise
-    layout.prune(kb_dir)
-    if engine and settings.milvus is not None:
-        milvus_build.switch_alias(settings.name, settings.milvus, engine["collection"])
-        milvus_build.prune_collections(settings.name, settings.milvus, _collections(kb_dir))
-    report.build_dir = build_dir
-    report.seconds = time.perf_counter() - started
-    return report
+    return engine

@@ -12,7 +12,8 @@ on disk are dropped after the switch (`prune_collections`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,6 @@ from ..retrieval.filters import CATEGORICAL, FilterColumns
 from ..retrieval.milvus_client import connect, engine_text, schema, unavailable
 from ..retrieval.tokenize import tokenize
 from .config import MilvusSettings
-from .store import StoredChunk
 
 UPSERT_BATCH = 512
 
@@ -32,13 +32,14 @@ def collection_of(settings: MilvusSettings, build_dir: Path) -> str:
     return f"{settings.collection}__{build_dir.name.replace('-', '_')}"
 
 
-def _rows(chunks: Sequence[StoredChunk], vectors: np.ndarray, columns: FilterColumns) -> list[dict[str, Any]]:
-    """The collection's entities, one per chunk, in row order (fields: milvus_client.schema)."""
+def _rows(texts: Sequence[tuple[int, str, str]], vectors: np.ndarray, columns: FilterColumns
+          ) -> list[dict[str, Any]]:
+    """The collection's entities of these chunks, given as (row, chunk id, indexed text), in the
+    order given (fields: milvus_client.schema)."""
     entities = []
-    for chunk in chunks:
-        row = chunk.row
-        entity: dict[str, Any] = {"chunk_id": chunk.chunk_id, "row": row,
-                                  "tokens": engine_text(tokenize(chunk.indexed_text)),
+    for row, chunk_id, text in texts:
+        entity: dict[str, Any] = {"chunk_id": chunk_id, "row": row,
+                                  "tokens": engine_text(tokenize(text)),
                                   "dense": vectors[row].tolist(), "day": int(columns.day[row]),
                                   "acl": list(columns.acl_groups[int(columns.acl_code[row])])}
         for name in CATEGORICAL:
@@ -48,9 +49,10 @@ def _rows(chunks: Sequence[StoredChunk], vectors: np.ndarray, columns: FilterCol
     return entities
 
 
-def build_collection(kb: str, settings: MilvusSettings, build_dir: Path, chunks: Sequence[StoredChunk],
+def build_collection(kb: str, settings: MilvusSettings, build_dir: Path, texts: Iterable[tuple[int, str, str]],
                      vectors: np.ndarray, columns: FilterColumns) -> str:
-    """Write and load the build's collection; its name.
+    """Write and load the build's collection from every chunk's (row, chunk id, indexed text), in
+    row order (`ChunkStore.iter_texts`), UPSERT_BATCH entities at a time; its name.
 
     Promises: on any failure the build's collection is dropped and the alias is untouched;
     SearchEngineUnavailable names the KB and the uri when the engine refuses a call.
@@ -63,9 +65,9 @@ def build_collection(kb: str, settings: MilvusSettings, build_dir: Path, chunks:
             client.drop_collection(name)
         client.create_collection(name, schema=fields)
         client.create_index(name, index, sync=False)  # load_collection waits for it (see docs/SCALE.md)
-        entities = _rows(chunks, vectors, columns)
-        for start in range(0, len(entities), UPSERT_BATCH):
-            client.upsert(name, entities[start:start + UPSERT_BATCH])
+        chunks = iter(texts)
+        while batch := list(islice(chunks, UPSERT_BATCH)):
+            client.upsert(name, _rows(batch, vectors, columns))
         client.flush(name)
         client.load_collection(name)
     except Exception as exc:

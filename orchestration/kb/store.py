@@ -12,7 +12,7 @@ import os
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,27 +58,65 @@ class StoredChunk:
     @property
     def indexed_text(self) -> str:
         """What the retrievers index: the title kept with every chunk, then the text."""
-        return f"{self.title}\n{self.text}" if self.title else self.text
+        return indexed_text(self.title, self.text)
+
+
+def indexed_text(title: str, text: str) -> str:
+    """What the retrievers index of a chunk: its title, a line break, its text (the text alone untitled)."""
+    return f"{title}\n{text}" if title else text
+
+
+class StoreWriter:
+    """A new store file written one chunk at a time, in one transaction: nothing is held but SQLite's
+    page cache, so an ingest writes each chunk as it is made.
+
+    Promises: rows are written as given (they must be 0..n-1 in order); the file holds them all
+    once `close()` returns, and a writer left by an exception (the `with` form) rolls back.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.count = 0
+        self._conn = sqlite3.connect(path)
+        self._conn.executescript(SCHEMA)
+        self._conn.execute("BEGIN")
+
+    def add(self, chunk: StoredChunk) -> None:
+        """Write one chunk (its row follows the last one written)."""
+        self._conn.execute(
+            "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (chunk.row, chunk.chunk_id, chunk.doc_id, chunk.title, chunk.section,
+             chunk.position, chunk.text, json.dumps(chunk.metadata, ensure_ascii=False),
+             json.dumps(chunk.entities, ensure_ascii=False), chunk.text_hash,
+             None if chunk.units is None else units_to_json(chunk.units)))
+        self.count += 1
+
+    def close(self) -> int:
+        """Commit and close; the number of chunks written."""
+        self._conn.commit()
+        self._conn.close()
+        return self.count
+
+    def abandon(self) -> None:
+        """Roll back and close (the file is left empty of chunks)."""
+        self._conn.rollback()
+        self._conn.close()
+
+    def __enter__(self) -> StoreWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.abandon()
 
 
 def write_store(path: Path, chunks: Iterable[StoredChunk]) -> int:
     """Create a new store file holding `chunks` (rows must be 0..n-1 in order); returns n."""
-    conn = sqlite3.connect(path)
-    try:
-        conn.executescript(SCHEMA)
-        count = 0
-        with conn:
-            for chunk in chunks:
-                conn.execute(
-                    "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                    (chunk.row, chunk.chunk_id, chunk.doc_id, chunk.title, chunk.section,
-                     chunk.position, chunk.text, json.dumps(chunk.metadata, ensure_ascii=False),
-                     json.dumps(chunk.entities, ensure_ascii=False), chunk.text_hash,
-                     None if chunk.units is None else units_to_json(chunk.units)))
-                count += 1
-        return count
-    finally:
-        conn.close()
+    with StoreWriter(path) as writer:
+        for chunk in chunks:
+            writer.add(chunk)
+    return writer.count
 
 
 ROW_CACHE = 4096  # decoded chunks kept per store: ~3 KB each, ~12 MB per worker at most
@@ -175,9 +213,25 @@ class ChunkStore:
         """Every chunk id, indexed by row."""
         return [cid for (cid,) in self._conn().execute("SELECT chunk_id FROM chunks ORDER BY row")]
 
-    def rows_by_hash(self) -> dict[str, int]:
-        """text_hash -> row, to reuse embeddings of unchanged chunks on a rebuild."""
-        return {h: r for r, h in self._conn().execute("SELECT row, text_hash FROM chunks")}
+    def iter_texts(self, batch: int = 2000) -> Iterator[tuple[int, str, str]]:
+        """(row, chunk id, indexed text) of every chunk in row order, no JSON column decoded."""
+        for row, chunk_id, title, text in self._iter_columns("chunk_id, title, text", batch):
+            yield row, chunk_id, indexed_text(title, text)
+
+    def iter_hashes(self, batch: int = 20000) -> Iterator[tuple[int, str]]:
+        """(row, text_hash) of every chunk in row order, to reuse embeddings of unchanged chunks."""
+        yield from self._iter_columns("text_hash", batch)
+
+    def _iter_columns(self, columns: str, batch: int) -> Iterator[tuple]:
+        """(row, *columns) of every chunk in row order, `batch` rows read at a time."""
+        last = -1
+        while True:
+            records = self._conn().execute(
+                f"SELECT row, {columns} FROM chunks WHERE row > ? ORDER BY row LIMIT ?", (last, batch)).fetchall()
+            if not records:
+                return
+            yield from records
+            last = records[-1][0]
 
 
 def _from_record(rec: tuple) -> StoredChunk:
