@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from core.reading.dates import YEAR
 from core.reading.identifiers import IDENTIFIER
@@ -30,10 +31,11 @@ from core.reading.quantities import NUMBER_RUN
 from core.reading.units import measure_after
 from core.text import CALENDAR_WORD, MONTH_NAME, has_han, is_question
 from core.vocab import SUBJECT_LABELS
+from orchestration.kb.metadata import document_date
 from orchestration.retrieval.same_terms import EQUIVALENT
 from orchestration.retrieval.tokenize import STOPWORDS_EN, is_code, tokenize
 from perception.question import Question
-from perception.types import Perception
+from perception.types import Perception, TimeWindow
 
 # Question and comparison words (as tokens): they say what is asked, not what to find. The
 # composer's scoring weighs them low; the focus leaves them out, with the filler words below.
@@ -274,7 +276,8 @@ class Focus:
         options: command-line options and setting keys the question writes ("--retry-lock"):
             the same, written whole (`names_option`).
         dated_terms: the words of the question's time phrase ("march", "2024"): a source dated
-            inside the query's window says them by its date.
+            inside the query's window says them by its date (`said_by_date`).
+        window: the query's time window (None without one).
     """
 
     names: tuple[str, ...]
@@ -288,6 +291,7 @@ class Focus:
     operators: tuple[str, ...] = ()
     dated_terms: frozenset[str] = frozenset()
     options: tuple[str, ...] = ()
+    window: TimeWindow | None = None
 
     @classmethod
     def of(cls, perception: Perception, part: Question | None = None) -> Focus:
@@ -323,7 +327,20 @@ class Focus:
         dated_terms = frozenset(tokenize(said)) if said and question.mentions(said) else frozenset()
         return cls(tuple(names), predicate, question.slot, perception.language, identifiers, periods,
                    head_tokens[0] if head_tokens else "", question, question.operators, dated_terms,
-                   question.options)
+                   question.options, window)
+
+    def said_by_date(self, metadata: Mapping[str, Any]) -> frozenset[str]:
+        """The words of the question's time phrase when the document of `metadata` (a chunk's) is
+        dated inside the query's window, else none: a post dated March 2024 answers "What did the
+        blog announce in March 2024?" without writing "March 2024" (retrieval filtered by the
+        window, and the freshness check judges the date)."""
+        if not self.dated_terms or self.window is None:
+            return frozenset()
+        try:
+            day = document_date(dict(metadata))
+        except (TypeError, ValueError):
+            return frozenset()
+        return self.dated_terms if day is not None and self.window.contains(day) else frozenset()
 
     @property
     def wants_code(self) -> bool:

@@ -162,6 +162,20 @@ class Question:
         is in the title, or it writes the title's name part: core.reading.identifiers.names_title)."""
         return names_title(self.text, title)
 
+    def without_phrase(self, phrase: str) -> str:
+        """The question's text without `phrase` and the preposition before it ("What did the
+        blog announce in March 2024?" without "March 2024": "What did the blog announce?"); the
+        text as written when the phrase is empty, absent, or all the question says. The reader
+        reads a unit of a document dated inside the query's window with this, since the date
+        says the time phrase (orchestration/compose/ranker.py)."""
+        if not phrase or not self.mentions(phrase):
+            return self.text
+        pattern = re.compile(rf"[,\s]*\b(?:(?:in|during|on|from|for|of|since|by|at|between)\s+)?(?:the\s+)?"
+                             rf"{re.escape(phrase)}", re.IGNORECASE)
+        stripped = " ".join(pattern.sub(" ", self.text, count=1).split())
+        stripped = re.sub(r"\s+([?.!,])", r"\1", stripped).lstrip(" ,;:")
+        return stripped[:1].upper() + stripped[1:] if stripped.strip(" ?.!,") else self.text
+
     def to_dict(self) -> dict:
         """The question as JSON-ready data (parts nested)."""
         return {"text": self.text, "kind": self.kind, "slot": self.slot, "unit": self.unit, "counted": self.counted,

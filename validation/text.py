@@ -37,6 +37,13 @@ def quantities(text: str) -> tuple[Quantity, ...]:
     return tuple(stated_quantities(strip_markers(text)))
 
 
+@functools.lru_cache(maxsize=4096)
+def source_quantities(text: str) -> tuple[Quantity, ...]:
+    """The quantities a source's text states, as written: a document carries no citation markers,
+    and its own brackets are its text ("returns <Response [200]>", "array[0]")."""
+    return tuple(stated_quantities(text))
+
+
 def same_value(a: float, b: float, rel_tol: float = 1e-9) -> bool:
     """True when two numbers are equal (to floating-point noise; no rounding tolerance)."""
     return abs(a - b) <= rel_tol * max(abs(a), abs(b), 1.0)

@@ -166,19 +166,30 @@ class LearnedRanker(LexicalRanker):
             candidate.score = p * factor if candidate.score > 0 else 0.0
         ranked = sorted(ranked, key=lambda c: (-c.score, c.rank, c.position))
         if reread:
-            ranked = self._reread(ranked, readings, model, focus.question.text)
+            ranked = self._reread(ranked, readings, model, focus)
         return Ranking(ranked, readings, MODEL_MIN_RATIO, lead_fills_slot=False)
 
     def _reread(self, ranked: list[Candidate], readings: dict[Key, UnitReading], model: AnswerModel,
-                question: str) -> list[Candidate]:
+                focus: Focus) -> list[Candidate]:
         """The model's best few units read again with the question by the cross-encoder, when the
         model has one: each gets the model's mix of its log-odds and the cross-encoder's logit as
         its probability (the refusal's input) and leads in that order; the rest keep their standing
-        against the lead (supporting units are chosen by their share of the lead's score) below."""
+        against the lead (supporting units are chosen by their share of the lead's score) below.
+        A unit of a document dated inside the query's window is read with the question without its
+        time phrase (`Question.without_phrase`)."""
         top = [c for c in ranked[:int(model.rerank.get("top", 0))] if c.score > 0] if model.rerank else []
         if not top:
             return ranked
-        logits = self.cross.logits(question, [reading_of(c) for c in top])
+        question = focus.question.text
+        window = focus.window.text if focus.window is not None else ""
+        undated = [i for i, c in enumerate(top) if not focus.said_by_date(c.chunk.metadata)]
+        dated = [i for i in range(len(top)) if i not in undated]
+        logits = [0.0] * len(top)
+        for indexes, asked in ((undated, question), (dated, focus.question.without_phrase(window))):
+            if indexes:
+                for i, logit in zip(indexes, self.cross.logits(asked, [reading_of(top[i]) for i in indexes]),
+                                    strict=True):
+                    logits[i] = logit
         before = max(c.score for c in top)
         for candidate, logit in zip(top, logits, strict=True):
             old = readings[candidate.key]

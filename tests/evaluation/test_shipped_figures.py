@@ -46,8 +46,8 @@ EXPECTED: dict[tuple[str, str], dict[str, float]] = {
     # the written documentation set (evaluation/data/doctrain): choosing corpora (cups, hugo,
     # mkdocs-material, mypy, typer; 479 q) and report corpora (mdbook, prettier, sphinx,
     # typescript-eslint, veer-eh1, werkzeug; 569 q)
-    ("doctrain-choose", "lexical"): {"asked_fact": 0.5142, "unanswerable_refused": 0.5178, "false_refusal": 0.1525},
-    ("doctrain-choose", "learned"): {"asked_fact": 0.5177, "unanswerable_refused": 0.6041, "false_refusal": 0.1489},
+    ("doctrain-choose", "lexical"): {"asked_fact": 0.5177, "unanswerable_refused": 0.5178, "false_refusal": 0.1525},
+    ("doctrain-choose", "learned"): {"asked_fact": 0.5213, "unanswerable_refused": 0.6041, "false_refusal": 0.1454},
     ("doctrain-report", "lexical"): {"asked_fact": 0.5608, "unanswerable_refused": 0.5043, "false_refusal": 0.1869},
     ("doctrain-report", "learned"): {"asked_fact": 0.5668, "unanswerable_refused": 0.5560, "false_refusal": 0.1810},
     # choosing (zh): CMRC 2018 dev articles, first 400 q, all answerable

@@ -12,6 +12,7 @@ source's own URL, no javascript:/data: URL, no live HTML.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
 import pytest
@@ -80,7 +81,8 @@ def test_injected_text_validation_rejects_is_not_quoted_in_the_refusal(app_clien
     for text in _shown(views):
         assert text.startswith("Insufficient information") and SECRET not in text and "admin token" not in text
     # the closest text a refusal quotes is a sentence of a document, not the model's
-    quote = views["rag"].split('closest: "', 1)[1].split('".', 1)[0]
+    # the first quoted unit: 'closest: "<unit>".' from the rules, 'closest: "<unit>" (p=0.04); ...' from the model
+    quote = re.split(r'"(?:\.| \(p=)', views["rag"].split('closest: "', 1)[1], maxsplit=1)[0]
     assert quote and any(quote in path.read_text() for path in DEMO_KB.rglob("*.md"))
 
 

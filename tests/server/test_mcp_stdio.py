@@ -32,7 +32,9 @@ def test_stdio_serves_the_tools_as_the_key_s_caller_and_answers_as_rag(demo_kbs,
     params = StdioServerParameters(command=sys.executable, args=["-m", "server.cli", "mcp"], cwd=str(REPO), env={
         "SIGHTLINE_API_KEY": key, "SIGHTLINE_API_KEYS": os.environ["SIGHTLINE_API_KEYS"],
         "SIGHTLINE_DATA_DIR": str(demo_kbs.data_dir), "SIGHTLINE_CONFIG_DIR": str(config_copy),
-        "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)})
+        "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO),
+        # the ranker the in-process /rag below answers with (server/bootstrap.py reads it)
+        "SIGHTLINE_ANSWER_MODEL": os.environ.get("SIGHTLINE_ANSWER_MODEL", "0")})
 
     async def session():
         async with Client(params, read_timeout_seconds=300) as client:

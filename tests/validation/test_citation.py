@@ -249,3 +249,18 @@ def test_numbers_swapped_within_a_source_are_caught(context):
                 issues = _run(answer([fact(f"{drifted} [1].", 1)], [source]), evidence, context)
                 caught += any(i.kind == "unsupported_number" for i in issues)
     assert tried > 200 and caught / tried >= 0.97, (caught, tried)
+
+
+def test_a_source_s_own_bracketed_number_is_its_text_not_a_citation_marker(context):
+    """Found in issue 35's work: "Calling the get method of a client returns <Response [200]> when
+    ..." was quoted verbatim and rejected ("200 is not stated in the cited source"): the source's
+    "[200]" was read as a citation marker and cut from it, and the question was refused."""
+    from dataclasses import replace
+
+    source = replace(A320_2023, chunk_id="client#0", text="Calling the get method of a client returns <Response [200]> "
+                                                          "when the server answers with success.")
+    quote = Claim(f"{source.text} [1]", [1], numbers=["200"])
+    assert _run(answer([quote], [source]), [source], context) == []
+    wrong = Claim("Calling the get method of a client returns <Response [404]> when the server answers. [1]", [1],
+                  numbers=["404"])
+    assert [i.kind for i in _run(answer([wrong], [source]), [source], context)] == ["unsupported_number"]

@@ -43,15 +43,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.reading.identifiers import names_identifier, names_operator, names_option
+from core.reading.quantities import stated_quantities
+from core.reading.units import is_measure
 from orchestration.focus import Focus  # the question's focus and slot test, shared with the composer
 from orchestration.retrieval.scored import ScoredChunk
 from orchestration.retrieval.tokenize import tokenize
 from orchestration.textcache import term_set
 from orchestration.types import Answer, AnswerScoring, Claim
 from perception.slots import SHORT_QUESTION_WORDS
-from perception.types import Perception, TimeWindow
+from perception.types import Perception
 from validation import text as tx
-from validation.checks.freshness import document_day
 from validation.context import CheckContext
 from validation.reasons import Reason
 from validation.types import Issue
@@ -101,15 +102,15 @@ def check(perception: Perception | None, answer: Answer, evidence: Sequence[Scor
     chunks = {chunk.chunk_id: chunk for chunk in evidence}
     focus = Focus.of(perception)
     readings = [reading for k, claim in claims
-                if (reading := _read(k, claim, answer, chunks, focus, perception.constraints.time)) is not None]
+                if (reading := _read(k, claim, answer, chunks, focus)) is not None]
     if not readings:
         return []  # no claim cites the evidence: the evidence check reports that
     reason = _problem(focus, readings, answer, chunks, perception, context.unwritten)
     return [] if reason is None else [Issue.of(CHECK, "unanswered", reason)]
 
 
-def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChunk], focus: Focus,
-          window: TimeWindow | None = None) -> ClaimReading | None:
+def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChunk], focus: Focus
+          ) -> ClaimReading | None:
     """The claim's coverage of the focus (its sentence and its chunks' titles) and whether it fills the slot."""
     cited = [chunks[c.chunk_id] for n in claim.citations if (c := answer.citation(n)) is not None
              and c.chunk_id in chunks]
@@ -117,7 +118,7 @@ def _read(index: int, claim: Claim, answer: Answer, chunks: dict[str, ScoredChun
         return None
     text = tx.strip_markers(claim.text)
     tokens = set(tokenize(text)) | {t for chunk in cited for t in term_set(chunk.title or "")}
-    tokens |= _said_by_date(focus, cited, window)
+    tokens |= _said_by_date(focus, cited)
     published = any(chunk.metadata.get("published_at") for chunk in cited)
     context = {t for chunk in cited for t in term_set(chunk.text)}
     return ClaimReading(index, text, focus.coverage(tokens),
@@ -154,6 +155,8 @@ def _problem(focus: Focus, readings: list[ClaimReading], answer: Answer, chunks:
     # fitted; read on the best unit alone it refused more answerable dev questions for as many
     # unanswerable ones: docs/EVALUATION.md, "Settings chosen from the figures")
     rule = rule_problem(focus, readings, answer, cited, perception)
+    if rule is not None and rule.code == "slot_unfilled" and counts_with_measures(focus, answer):
+        return rule  # a count answered by a length or a price: no probability makes it a count
     scored = [c.probability for c in answer.claims if c.kind == "fact" and c.probability is not None]
     if scored and answer.scoring is not None:
         return _model_problem(max(scored), rule, answer.scoring, focus, cited)
@@ -166,7 +169,7 @@ def rule_problem(focus: Focus, readings: list[ClaimReading], answer: Answer, cit
     what the rules find missing, or None."""
     answer_tokens = {t for r in readings for t in tokenize(r.text)}
     answer_tokens |= {t for c in cited for t in term_set(c.title or "")}
-    answer_tokens |= _said_by_date(focus, cited, perception.constraints.time)
+    answer_tokens |= _said_by_date(focus, cited)
     context = {t for c in cited for t in term_set(c.text)}
     coverage = focus.coverage(answer_tokens, context)
     # a short yes/no or definition question (few terms, few words) needs all its terms; a longer
@@ -188,6 +191,19 @@ def rule_problem(focus: Focus, readings: list[ClaimReading], answer: Answer, cit
     if not any(r.fills for r in on_focus):
         return Reason("slot_unfilled", {"slot": focus.slot, "head": focus.head, "closest": _closest(focus, cited)})
     return None
+
+
+def counts_with_measures(focus: Focus, answer: Answer) -> bool:
+    """The question counts things ("How many talks ...?", not "How many miles ...?") and every
+    number the answer's facts state measures something (a length, a price, a share): "Talks are
+    25 minutes long" states no number of talks. A structural reading of the asked kind of value,
+    decisive whichever ranker scored the units."""
+    question = focus.question
+    if focus.slot != "number" or not question.counts or not question.counted or is_measure(question.counted):
+        return False
+    stated = [q for claim in answer.claims if claim.kind == "fact"
+              for q in stated_quantities(tx.strip_markers(claim.text))]
+    return bool(stated) and all(q.unit is not None for q in stated)
 
 
 def answered_probability(best: float, rule_says_unanswered: bool, refusal: Mapping[str, float]) -> float:
@@ -273,14 +289,10 @@ def _names_period(period: str, chunk: ScoredChunk) -> bool:
     return period in text if period.isdigit() else names_identifier(period, text)
 
 
-def _said_by_date(focus: Focus, cited: Sequence[ScoredChunk], window: TimeWindow | None) -> frozenset[str]:
-    """The words of the question's time phrase when a cited source is dated inside its window:
-    a post dated March 2024 answers "What did the blog announce in March 2024?" without writing
-    "March 2024" (the freshness check judges the date)."""
-    if not focus.dated_terms or window is None:
-        return frozenset()
-    inside = any((day := document_day(c)) is not None and window.contains(day) for c in cited)
-    return focus.dated_terms if inside else frozenset()
+def _said_by_date(focus: Focus, cited: Sequence[ScoredChunk]) -> frozenset[str]:
+    """The words of the question's time phrase when a cited source is dated inside its window
+    (`Focus.said_by_date`)."""
+    return frozenset().union(*(focus.said_by_date(c.metadata) for c in cited))
 
 
 def _dated(chunk: ScoredChunk) -> bool:

@@ -204,7 +204,7 @@ def _quantity_problem(q: Quantity, claimed: list[Quantity], claim_terms: frozens
         absolute: q is an absolute value in the claim (not "70 kg less"): differences are no rivals.
     """
     sentences = [(c, s) for c in cited for s in (c.chunk.title, *tx.sentences(c.chunk))]
-    holders = [(c, s) for c, s in sentences if any(tx.quantity_matches(q, x) for x in tx.quantities(s))]
+    holders = [(c, s) for c, s in sentences if any(tx.quantity_matches(q, x) for x in tx.source_quantities(s))]
     if not holders:
         seen = _same_unit_values(q, cited)
         hint = f"; it states {', '.join(seen)}" if seen else ""
@@ -212,8 +212,9 @@ def _quantity_problem(q: Quantity, claimed: list[Quantity], claim_terms: frozens
     if not drift or q.unit is None or not claim_terms:
         return None
     best_holder = max(_overlap(claim_terms, s) for _, s in holders)
-    rivals = [(c, s, x) for c, s in sentences for x in tx.quantities(s)
-              if _rival(q, x, claimed, s, absolute) and not any(tx.quantity_matches(q, y) for y in tx.quantities(s))
+    rivals = [(c, s, x) for c, s in sentences for x in tx.source_quantities(s)
+              if _rival(q, x, claimed, s, absolute)
+              and not any(tx.quantity_matches(q, y) for y in tx.source_quantities(s))
               and (subject is None or sj.subject_at(s, x.span[0], names) in (None, subject))]
     if not rivals:
         return None
@@ -264,7 +265,7 @@ def _subject_problem(q: Quantity, mine: str | None, cited: list[_Cited], names: 
     for c in cited:
         title = sj.sentence_subject(c.chunk.title or "", names)
         for sentence in tx.sentences(c.chunk):
-            for x in tx.quantities(sentence):
+            for x in tx.source_quantities(sentence):
                 if tx.quantity_matches(q, x):
                     whose = sj.subject_at(sentence, x.span[0], names, title)
                     if whose is None or whose == mine:
@@ -285,7 +286,7 @@ def _values_for(q: Quantity, subject: str, cited: list[_Cited], names: Sequence[
     unit = _full_unit(q, cited)
     for c in cited:
         for sentence in tx.sentences(c.chunk):
-            for x in tx.quantities(sentence):
+            for x in tx.source_quantities(sentence):
                 if (x.unit and read_measure(sentence, x).unit == unit and x.text not in out
                         and not _DIFFERENCE_AFTER.match(sentence[x.span[1]:])
                         and sj.subject_at(sentence, x.span[0], names) == subject):
@@ -297,7 +298,7 @@ def _full_unit(q: Quantity, cited: list[_Cited]) -> str | None:
     """q's full unit as a cited sentence stating it reads it (its base unit when none does)."""
     for c in cited:
         for sentence in tx.sentences(c.chunk):
-            for x in tx.quantities(sentence):
+            for x in tx.source_quantities(sentence):
                 if tx.quantity_matches(q, x):
                     return read_measure(sentence, x).unit
     return q.unit
@@ -314,7 +315,7 @@ def _same_unit_values(q: Quantity, cited: list[_Cited], limit: int = 3) -> list[
     """Up to `limit` values of the same unit the cited chunks do state, as written."""
     out: list[str] = []
     for c in cited:
-        for x in tx.quantities(c.chunk.text):
+        for x in tx.source_quantities(c.chunk.text):
             if q.unit and tx.unit_base(x.unit) == tx.unit_base(q.unit) and x.text not in out:
                 out.append(x.text)
     return out[:limit]
@@ -342,7 +343,7 @@ def _value_problems(claim: Claim, cited: list[_Cited]) -> list[str]:
     problems: list[str] = []
     for side, spec, q in _relation_quantities(claim):
         chunks = [c for c in cited if c.n == spec.get("n")] or cited
-        if not any(tx.quantity_matches(q, x) for c in chunks for x in tx.quantities(c.text)):
+        if not any(tx.quantity_matches(q, x) for c in chunks for x in tx.source_quantities(c.text)):
             where = f"[{chunks[0].n}]" if len(chunks) == 1 else "the cited sources"
             problems.append(f"the value for {side}, {q.text}, is not stated in {where}")
     return problems

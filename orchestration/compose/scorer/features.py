@@ -115,7 +115,12 @@ def feature_matrix(candidates: Sequence[Candidate], focus: Focus, language: str)
     names = {t: 1.0 for t in focus.names}
     vocabulary = frozenset().union(*terms.chunk_terms.values())
     matches = TermMatches(focus_terms.keys() | names.keys(), vocabulary)
-    in_evidence = _share(focus_terms, matches.present_in(vocabulary))
+    # a document dated inside the query's window says the window's words by its date
+    said_by_date: dict[str, frozenset[str]] = {}
+    for candidate in candidates:
+        if candidate.chunk.chunk_id not in said_by_date:
+            said_by_date[candidate.chunk.chunk_id] = focus.said_by_date(candidate.chunk.metadata)
+    in_evidence = _share(focus_terms, matches.present_in(vocabulary).union(*said_by_date.values()))
     question_words = tokenize(focus.question.terms or focus.question.text)
     question_pairs = _pairs(question_words)
     question_set = set(question_words)
@@ -126,8 +131,9 @@ def feature_matrix(candidates: Sequence[Candidate], focus: Focus, language: str)
     per_chunk: dict[str, tuple[float, float, float]] = {}  # what a chunk's units share, read once
     for candidate in candidates:
         chunk_terms = terms.chunk_terms[candidate.chunk.chunk_id]
+        dated = said_by_date[candidate.chunk.chunk_id]
         if candidate.chunk.chunk_id not in per_chunk:
-            in_this_chunk = matches.present_in(chunk_terms)
+            in_this_chunk = matches.present_in(chunk_terms) | dated
             lacking = [terms.weight(t) for t in focus_terms if t not in in_this_chunk]
             per_chunk[candidate.chunk.chunk_id] = (_share(focus_terms, in_this_chunk), _share(names, in_this_chunk),
                                                    1.0 - (max(lacking) / terms.top if lacking else 0.0))
@@ -143,9 +149,9 @@ def feature_matrix(candidates: Sequence[Candidate], focus: Focus, language: str)
         row[INDEX["rule_share"]] = candidate.score / best if best > 0 else 0.0
         row[INDEX["rule_top"]] = float(candidate.key == top_key)
         row[INDEX["predicate_in_unit"]] = float(candidate.notes.get("coverage", 0.0))
-        in_unit = matches.present_in(candidate.tokens)
+        in_unit = matches.present_in(candidate.tokens) | dated
         row[INDEX["focus_in_unit"]] = _share(focus_terms, in_unit)
-        row[INDEX["focus_in_context"]] = _share(focus_terms, matches.present_in(context))
+        row[INDEX["focus_in_context"]] = _share(focus_terms, matches.present_in(context) | dated)
         row[INDEX["focus_in_chunk"]] = in_chunk
         row[INDEX["focus_in_evidence"]] = in_evidence
         row[INDEX["rarest_missing"]] = rarest_missing

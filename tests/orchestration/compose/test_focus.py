@@ -265,3 +265,13 @@ def test_a_number_with_a_unit_of_measure_counts_nothing_else():
     dust = ask("How much dust is blown out of the Sahara each year?")
     assert fills_slot("amount", "An average 182 million tons of dust are windblown out of the Sahara each year.",
                       asked=dust)
+
+
+def test_a_document_dated_inside_the_window_says_the_time_phrase_by_its_date(perceive):
+    from orchestration.focus import Focus
+
+    focus = Focus.of(perceive("What did the blog announce in March 2024?"))
+    assert focus.said_by_date({"published_at": "2024-03-14"}) == {"march", "2024"}
+    assert focus.said_by_date({"published_at": "2024-05-02"}) == frozenset()  # outside the window
+    assert focus.said_by_date({}) == frozenset()  # undated: it must write the words itself
+    assert Focus.of(perceive("What did the blog announce?")).said_by_date({"published_at": "2024-03-14"}) == frozenset()
