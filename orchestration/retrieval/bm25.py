@@ -173,19 +173,39 @@ class BM25Index:
         `idf` replaces the index's own IDF of the tokens it names (the stored weights are
         rescaled by the ratio), so several indexes can score on one corpus's statistics.
         """
-        scores = np.zeros(self.n_docs, dtype=np.float64)
+        return self._score_terms(self.term_counts(tokens), idf)
+
+    def _score_terms(self, counts: Mapping[int, int], idf: Mapping[str, float] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """`_score` of the query's vocabulary ids with their multiplicity (`term_counts`).
+
+        The posting lists of every query term are gathered at once and summed by `bincount`,
+        which adds each row's weights in the order given: term after term, as adding each list
+        in turn does, so the float64 sums are the same to the bit (a loop of one fancy-indexed
+        add per term cost twice as much at ~28 terms a question).
+        """
         matched = np.zeros(self.n_docs, dtype=bool)
-        scale = {}
-        if idf:
-            for token in set(tokens) & idf.keys():
+        if not counts:
+            return np.zeros(self.n_docs, dtype=np.float64), matched
+        scale: dict[int, float] = {}
+        for token, shared in (idf or {}).items():
+            term = self.vocab.get(token)
+            if term is not None and term in counts:
                 own = self.idf(token)
                 if own:
-                    scale[self.vocab[token]] = idf[token] / own
-        for term, count in self.term_counts(tokens).items():
-            start, end = self.indptr[term], self.indptr[term + 1]
-            rows = self.indices[start:end]
-            scores[rows] += count * scale.get(term, 1.0) * self.data[start:end].astype(np.float64)
-            matched[rows] = True
+                    scale[term] = shared / own
+        terms = np.fromiter(counts, dtype=np.int64, count=len(counts))
+        starts = self.indptr[terms]
+        lengths = self.indptr[terms + 1] - starts
+        # the positions of every posting of every term, term after term
+        ends = np.cumsum(lengths)
+        postings = np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(starts - (ends - lengths), lengths)
+        rows = self.indices[postings]
+        factors = np.fromiter((count * scale.get(term, 1.0) for term, count in counts.items()),
+                              dtype=np.float64, count=len(counts))
+        weights = np.repeat(factors, lengths) * self.data[postings].astype(np.float64)
+        scores = np.bincount(rows, weights=weights, minlength=self.n_docs)
+        matched[rows] = True
         return scores, matched
 
     def search(self, tokens: Sequence[str], k: int, allowed: np.ndarray | None = None
@@ -203,7 +223,7 @@ class BM25Index:
         `idf`: IDF per token to score with instead of this index's own (see `_score`).
         """
         counts = self.term_counts(tokens)
-        scores, matched = self._score(tokens, idf)
+        scores, matched = self._score_terms(counts, idf)
         seed = np.empty(0, np.int64)
         if counts:
             rarest = min(counts, key=lambda t: self.indptr[t + 1] - self.indptr[t])

@@ -33,7 +33,7 @@ from .credibility import CredibilityParams, credibility
 from .embedder import Embedder, get_embedder, key_of_model
 from .federation import KBArm, KBRow, fuse_across, shared_idf
 from .filters import Filters
-from .fusion import Fused, Fuser, RowList
+from .fusion import Fused, Fuser, RowList, distinct_rows
 from .query_terms import query_terms
 from .scored import ScoredChunk
 from .tokenize import tokenize
@@ -325,6 +325,8 @@ class Retriever:
         assert kb.columns is not None and kb.store is not None  # self.kb() opened it or raised
         candidates = request.candidates or max(kb.settings.candidates, request.top_k)
         visible = kb.columns.acl_mask(acl_groups)
+        if visible is not None and visible.all():  # nothing hidden: select as without ACL, with no mask to apply
+            visible = None
         filtered = kb.columns.mask(request.filters)
         allowed = filtered if visible is None else (visible if filtered is None else visible & filtered)
         seen = len(kb.chunk_ids) if visible is None else int(visible.sum())
@@ -354,7 +356,7 @@ class Retriever:
         assert kb.columns is not None  # only called on an opened knowledge base
         with trace.operation("credibility", task=request.id, kb=kb.name, now=now.isoformat(),
                              **self.credibility_params.__dict__) as op:
-            row_array = np.unique(np.concatenate([arm.rows for arm in arms])) if arms else np.zeros(0, np.int64)
+            row_array = distinct_rows([arm.rows for arm in arms])
             rows = row_array.tolist()
             per_row = kb.columns.credibility_multipliers(row_array, now, self.credibility_params)
             multipliers = dict(zip(rows, per_row.tolist(), strict=True))
@@ -396,7 +398,7 @@ class Retriever:
         trace never counts or names what the caller may not see, docs/SECURITY.md)."""
         op.input_count = seen
         op.output_count = len(rows)
-        op.kept = [kb.chunk_ids[int(r)] for r in rows]
+        op.kept = list(map(kb.chunk_ids.__getitem__, rows.tolist()))
 
     def _keyword(self, kb, request, candidates, allowed, visible, seen, weights, trace, idf, shared: _Shared,
                  acl_groups: Sequence[str] | None) -> RowList:
