@@ -117,7 +117,9 @@ def test_a_chinese_refusal_says_why_in_chinese(loop):
     why = answer.split("原因：")[1].split("已检索：")[0]
     assert not re.search(r"\b(?:the|question|asks|closest)\b", why), why  # no English sentence in it
     [issue] = [i for i in body["validation"]["issues"] if i["kind"] == "unanswered"]
-    assert issue["reason"]["code"] == "slot_unfilled" and issue["reason"]["values"]["slot"] == "amount"
+    reason = issue["reason"]  # the rules' reason, or the answer model's carrying the rules' as `rules`
+    rules = reason if reason["code"] == "slot_unfilled" else reason["values"]["rules"]
+    assert rules["code"] == "slot_unfilled" and reason["values"]["slot"] == rules["values"]["slot"] == "amount"
     assert issue["detail"].startswith("the question asks for an amount")  # the trace keeps the English
 
 
@@ -171,7 +173,10 @@ def test_too_old_source_is_replaced_by_a_current_one_on_retry(demo_kbs, percepti
     loop = build_loop(kb_config=demo_kbs, perception=perception,
                       router_config=_router_without(["compare-per-entity", "compare-codes-keyword"]))
     loop.warm_up()
-    body = _ask(loop, "Which A320neo manual gives a fuel burn of 2,350 kg per block hour?", kb=["manuals"])
+    # the engine options guide (updated 2023-04-05, past the manuals' 730 days) says it first; the
+    # 2023 performance manual says the same (the question used to ask for the 2021 manual's 2,350 kg,
+    # which the answer model answers from the 2023 manual on the first attempt)
+    body = _ask(loop, "What fuel burn figure covers both A320neo engine options?", kb=["manuals"])
     first = body["attempts"][0]["verdict"]
     too_old = [i for i in first["issues"] if i["kind"] == "too_old"]
     assert too_old, first
@@ -179,6 +184,7 @@ def test_too_old_source_is_replaced_by_a_current_one_on_retry(demo_kbs, percepti
     assert too_old[0]["chunk_id"] not in [c["chunk_id"] for c in body["citations"]]
     details = [i["detail"] for i in body["validation"]["issues"]]
     assert body["status"] == "answered" and body["validation"]["ok"], details
+    assert "The figures apply to both engine options" in body["answer"]
 
 
 def test_missing_comparison_side_gets_its_own_task_on_retry(demo_kbs, perception):
@@ -277,7 +283,7 @@ def test_max_retries_zero_runs_one_attempt(demo_kbs, perception):
 def test_a_retry_that_repeats_an_earlier_plan_stops_with_that_answer(loop):
     """A third attempt re-ran the second one's plan: the same evidence, answer and verdict for
     ~10 ms more (79 of 93 third attempts on MultiHop dev). The loop stops there and says why."""
-    query = "What is the monthly internet reimbursement?"
+    query = "What is the gym membership allowance?"  # no policy grants one: every attempt refuses
     body = _ask(loop, query)
     assert len(body["attempts"]) == 2
     stop = next(o for o in body["operations"] if o["op"] == "retry.stop")
