@@ -21,9 +21,9 @@ What is real and what is not:
   as a gunicorn worker of `serve --workers 2` does (FAISS on one thread).
 
 Steps, one process at a time: generate the JSONL (streamed to disk, bounded memory), build in a
-child process (its peak RSS and per-stage seconds; the ingest itself holds documents and chunks
-whole, about 14 KB a chunk at its peak: 14.7 GB at 1M), then a fresh worker process: RSS after
-opening, keyword / dense / hybrid `Retriever.run` latency over `--queries` queries (each with the
+child process (its peak RSS and per-stage seconds; the ingest streams, so its peak is what the
+finished indexes hold: BM25's postings, then FAISS while it is built), then a fresh worker
+process: RSS after opening, keyword / dense / hybrid `Retriever.run` latency over `--queries` queries (each with the
 query-vector cache emptied, so dense and hybrid include embedding the query), a keyword
 self-check (a query of a stored chunk's words finds that chunk), then `AnswerLoop.answer` over
 `--questions` questions; RSS (own and mapped-file pages apart) after each step. Without `--out`

@@ -199,15 +199,8 @@ class ChunkStore:
 
     def iter_all(self, batch: int = 2000) -> Iterable[StoredChunk]:
         """Every chunk in row order."""
-        last = -1
-        while True:
-            records = self._conn().execute(
-                "SELECT * FROM chunks WHERE row > ? ORDER BY row LIMIT ?", (last, batch)).fetchall()
-            if not records:
-                return
-            for rec in records:
-                yield _from_record(rec)
-            last = records[-1][0]
+        for rec in self._iter_columns("*", batch):
+            yield _from_record(rec)
 
     def chunk_ids(self) -> list[str]:
         """Every chunk id, indexed by row."""
@@ -215,19 +208,19 @@ class ChunkStore:
 
     def iter_texts(self, batch: int = 2000) -> Iterator[tuple[int, str, str]]:
         """(row, chunk id, indexed text) of every chunk in row order, no JSON column decoded."""
-        for row, chunk_id, title, text in self._iter_columns("chunk_id, title, text", batch):
+        for row, chunk_id, title, text in self._iter_columns("row, chunk_id, title, text", batch):
             yield row, chunk_id, indexed_text(title, text)
 
     def iter_hashes(self, batch: int = 20000) -> Iterator[tuple[int, str]]:
         """(row, text_hash) of every chunk in row order, to reuse embeddings of unchanged chunks."""
-        yield from self._iter_columns("text_hash", batch)
+        yield from self._iter_columns("row, text_hash", batch)
 
     def _iter_columns(self, columns: str, batch: int) -> Iterator[tuple]:
-        """(row, *columns) of every chunk in row order, `batch` rows read at a time."""
+        """`columns` (row first; `*` has it first) of every chunk in row order, `batch` rows read at a time."""
         last = -1
         while True:
             records = self._conn().execute(
-                f"SELECT row, {columns} FROM chunks WHERE row > ? ORDER BY row LIMIT ?", (last, batch)).fetchall()
+                f"SELECT {columns} FROM chunks WHERE row > ? ORDER BY row LIMIT ?", (last, batch)).fetchall()
             if not records:
                 return
             yield from records

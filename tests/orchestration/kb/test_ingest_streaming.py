@@ -113,6 +113,12 @@ def _reference(settings: KBSettings, folder: Path, out: Path, embedder) -> dict:
             "vectors": embedder.passages(texts, batch_size=64)}
 
 
+def _current(kb_dir: Path) -> Path:
+    build = layout.current_build(kb_dir)
+    assert build is not None
+    return build
+
+
 def _rows(path: Path) -> list[tuple]:
     with sqlite3.connect(path) as conn:
         return conn.execute("SELECT * FROM chunks ORDER BY row").fetchall()
@@ -122,7 +128,7 @@ def test_a_streamed_build_equals_the_whole_corpus_reference_file_for_file(tmp_pa
     settings = KBSettings(name="stream", paths=(_corpus(tmp_path / "src"),))
     kb_dir = tmp_path / "data" / "kb" / "stream"
     report = ingest(settings, kb_dir, embedder, progress=False)
-    build = layout.current_build(kb_dir)
+    build = _current(kb_dir)
     reference = _reference(settings, tmp_path / "src", tmp_path / "reference", embedder)
 
     chunk_ids = [c.chunk_id for c in reference["chunks"]]
@@ -154,15 +160,15 @@ def test_an_update_reuses_the_vectors_of_unchanged_texts_and_embeds_only_the_new
     settings = KBSettings(name="stream", paths=(_corpus(tmp_path / "src"),))
     kb_dir = tmp_path / "data" / "kb" / "stream"
     first = ingest(settings, kb_dir, embedder, progress=False)
-    old = ChunkStore(layout.current_build(kb_dir) / "chunks.sqlite")
-    old_vectors = DenseIndex.load(layout.current_build(kb_dir) / "dense").reconstruct(np.arange(first.chunks))
+    old = ChunkStore(_current(kb_dir) / "chunks.sqlite")
+    old_vectors = DenseIndex.load(_current(kb_dir) / "dense").reconstruct(np.arange(first.chunks))
     _corpus(tmp_path / "src", extra=True)
 
     updated = ingest(settings, kb_dir, embedder, progress=False)
 
     assert (updated.reused_vectors, updated.embedded) == (first.chunks, 1)
-    new = ChunkStore(layout.current_build(kb_dir) / "chunks.sqlite")
-    new_vectors = DenseIndex.load(layout.current_build(kb_dir) / "dense").reconstruct(np.arange(updated.chunks))
+    new = ChunkStore(_current(kb_dir) / "chunks.sqlite")
+    new_vectors = DenseIndex.load(_current(kb_dir) / "dense").reconstruct(np.arange(updated.chunks))
     old_row = {c.text_hash: c.row for c in old.iter_all()}  # a text held twice: its last row, as before
     assert old_row[new.get_ids(["twin#0"])[0].text_hash] == old.get_ids(["twin#0"])[0].row
     for chunk in new.iter_all():
