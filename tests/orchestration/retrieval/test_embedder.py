@@ -43,6 +43,19 @@ def test_a_batch_gives_each_text_the_vector_it_gets_alone(embedder):
     assert embedder.passages([]).shape == (0, 384)
 
 
+def test_a_query_gets_the_vector_it_gets_alone_whatever_it_is_embedded_with(embedder):
+    """Found in issue 35's work: the query model quantises its activations per run, so a question
+    embedded with a plan's other queries got another vector (cosine 0.990-0.993) than alone, and
+    the process's vector cache kept whichever came first: the same question could rank the
+    evidence differently after another question. Each query now runs alone."""
+    queries = ["What is the A320neo fuel burn?", "A320neo fuel burn 2023",
+               "Who handles an invoice that does not match the contract and what is the process?"]
+    together = embedder.queries(queries)
+    alone = np.vstack([embedder.queries([q]) for q in queries])
+    assert np.allclose(together, alone, atol=1e-6)
+    assert np.allclose(embedder.queries(list(reversed(queries)))[::-1], alone, atol=1e-6)
+
+
 def test_queries_run_on_the_derived_int8_model_close_to_the_fp32_vectors(embedder):
     reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
     fp32 = np.array(reference["vectors"], dtype=np.float32)
