@@ -1,6 +1,10 @@
-"""A knowledge base of N chunks (default a million) on the local backend: build, disk, worker, queries, loop.
+"""A knowledge base of N chunks (default a million) on either backend: build, disk, worker, queries, loop.
 
-    python -m benchmarks.scale [--chunks 1000000] [--out DIR] [--ef-construction N] [--json OUT.json]
+    python -m benchmarks.scale [--chunks 1000000] [--backend local|milvus] [--out DIR] [--ef-construction N]
+                               [--json OUT.json]
+
+`--backend milvus` builds and searches a milvus-lite file under the data directory (in the
+worker's process, as a serving worker would with a file `uri`); the local build is written too.
 
 What is real and what is not:
 - **Text is synthetic**: documents drawn word by word from a real vocabulary, the word
@@ -58,6 +62,7 @@ from evaluation.stats import percentile
 
 REPO = Path(__file__).resolve().parents[1]
 KB = "scale"
+MILVUS_DIR = "milvus"  # the milvus-lite file's folder under the data directory (--backend milvus)
 PEPS = REPO.parent / "shared" / "docs-corpora" / "peps"
 VOCABULARY = 50_000  # most frequent words kept
 _WORD = re.compile(r"[A-Za-z][a-z]+(?:'[a-z]+)?")
@@ -191,12 +196,16 @@ class RandomUnitEmbedder:
 
 # --- the build (a child process) -------------------------------------------------------------------
 
-def _config(data_dir: Path, ef_construction: int | None) -> Any:
-    from orchestration.kb.config import KBConfig, KBSettings
+def _config(data_dir: Path, ef_construction: int | None, backend: str = "local") -> Any:
+    """The scale KB's config: the local backend, or `milvus` in a milvus-lite file under `data_dir`."""
+    from orchestration.kb.config import KBConfig, KBSettings, MilvusSettings
 
     settings = KBSettings(name=KB)
     if ef_construction is not None:
         settings = replace(settings, dense=replace(settings.dense, ef_construction=ef_construction))
+    if backend == "milvus":
+        settings = replace(settings, backend="milvus",
+                           milvus=MilvusSettings(uri=str(data_dir / MILVUS_DIR / "scale.db"), collection=KB))
     return KBConfig(data_dir=data_dir, embedder="minilm", embedder_threads=None, knowledge_bases={KB: settings})
 
 
@@ -216,11 +225,12 @@ def _rss() -> dict[str, float]:
     return out
 
 
-def build(corpus: Path, data_dir: Path, ef_construction: int | None) -> dict[str, Any]:
-    """Ingest the corpus with the product's ingest; seconds per stage, peak RSS, disk per file."""
+def build(corpus: Path, data_dir: Path, ef_construction: int | None, backend: str = "local") -> dict[str, Any]:
+    """Ingest the corpus with the product's ingest; seconds per stage, peak RSS, disk per file
+    (on the milvus backend, the milvus-lite file's folder apart: `milvus_mb`)."""
     from orchestration.kb.ingest import ingest
 
-    config = _config(data_dir, ef_construction)
+    config = _config(data_dir, ef_construction, backend)
     marks: list[tuple[str, float]] = [("read", time.perf_counter())]
     report = ingest(config.get(KB), config.kb_dir(KB), RandomUnitEmbedder(), paths=[corpus], progress=False,
                     on_stage=lambda name: marks.append((name, time.perf_counter())))
@@ -234,7 +244,12 @@ def build(corpus: Path, data_dir: Path, ef_construction: int | None) -> dict[str
             "stages": stages, "peak_rss_mb": round(_peak_rss_mb(), 1), "dense_kind": manifest["settings"]["dense_kind"],
             "dense_params": dict(config.get(KB).dense.__dict__), "skipped": len(report.skipped),
             "disk_mb": {name: round(size / 2**20, 1) for name, size in files.items()},
-            "disk_total_mb": round(sum(files.values()) / 2**20, 1)}
+            "disk_total_mb": round(sum(files.values()) / 2**20, 1), "backend": backend,
+            "milvus_mb": round(_folder_bytes(data_dir / MILVUS_DIR) / 2**20, 1) if backend == "milvus" else None}
+
+
+def _folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0
 
 
 # --- the worker (a fresh child process) ------------------------------------------------------------
@@ -244,16 +259,18 @@ def _summary(values: list[float]) -> dict[str, float]:
             "n": len(values)}
 
 
-def worker(data_dir: Path, ef_construction: int | None, queries: int, questions: int, seed: int) -> dict[str, Any]:
+def worker(data_dir: Path, ef_construction: int | None, queries: int, questions: int, seed: int,
+           backend: str = "local") -> dict[str, Any]:
     """Open the KB as a serving worker does (the loop and its one Retriever), then time the arms,
-    a self-check and the loop."""
+    a self-check and the loop (on the milvus backend each arm is a search of the milvus-lite
+    collection, in this process)."""
     from evaluation.builds import eval_loop
     from orchestration.retrieval.search import SearchRequest
     from orchestration.trace import Trace
     from server.bootstrap import limit_threads
 
     limit_threads(2)  # one worker per core: FAISS and the embedder on one thread, as `serve --workers 2`
-    config = _config(data_dir, ef_construction)
+    config = _config(data_dir, ef_construction, backend)
     rss = {"imports": _rss()}
     started = time.perf_counter()
     loop = eval_loop(config, KB)  # maps the KB, loads MiniLM's query model and spaCy NER
@@ -322,7 +339,8 @@ def _loop_times(loop: Any, sampler: Sampler, rng: np.random.Generator, questions
 def _child(stage: str, args: argparse.Namespace, **paths: Path) -> dict[str, Any]:
     """Run one stage in a fresh interpreter and return its JSON (the last line of its stdout)."""
     command = [sys.executable, "-m", "benchmarks.scale", "--stage", stage, "--chunks", str(args.chunks),
-               "--queries", str(args.queries), "--questions", str(args.questions), "--seed", str(args.seed)]
+               "--queries", str(args.queries), "--questions", str(args.questions), "--seed", str(args.seed),
+               "--backend", args.backend]
     if args.ef_construction is not None:
         command += ["--ef-construction", str(args.ef_construction)]
     for name, path in paths.items():
@@ -342,7 +360,10 @@ def table(figures: dict[str, Any]) -> str:
     params = b["dense_params"]
     dense = f"{b['dense_kind']}" + (f" (M {params['hnsw_m']}, efConstruction {params['ef_construction']}, "
                                     f"efSearch {params['ef_search']})" if b["dense_kind"] == "hnsw" else "")
+    engine = b.get("backend", "local")
     rows = [
+        ("backend", "milvus (milvus-lite in the process: the BM25 function and a FLAT index; the local build "
+                    "is written too)" if engine == "milvus" else "local (FAISS + BM25 files)"),
         ("chunks / documents", f"{b['chunks']:,} / {b['documents']:,}"),
         ("corpus", f"{c['bytes'] / 2**20:,.0f} MB JSONL, written in {c['seconds']} s; vocabulary {c['vocabulary']:,} "
                    "words by their frequency in the PEPs; vectors random (not MiniLM)"),
@@ -350,7 +371,8 @@ def table(figures: dict[str, Any]) -> str:
         ("build", f"{b['seconds']:,} s ({', '.join(f'{k} {v}' for k, v in b['stages'].items())})"),
         ("build peak RSS", f"{b['peak_rss_mb']:,.0f} MB"),
         ("disk", f"{b['disk_total_mb']:,.0f} MB ("
-                 + ", ".join(f"{k} {v:,.0f}" for k, v in b["disk_mb"].items() if v >= 1) + ")"),
+                 + ", ".join(f"{k} {v:,.0f}" for k, v in b["disk_mb"].items() if v >= 1) + ")"
+                 + (f"; milvus-lite {b['milvus_mb']:,.0f} MB" if engine == "milvus" else "")),
         ("worker open", f"{w['open_s']} s"),
         *[(f"worker RSS {when.replace('_', ' ')}", _rss_cell(w["rss_mb"][when]))
           for when in ("opened", "after_queries", "after_loop")],
@@ -374,16 +396,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--questions", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--backend", choices=("local", "milvus"), default="local",
+                        help="the search backend: local (default) or milvus (milvus-lite in the process)")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--stage", choices=("build", "worker"), help=argparse.SUPPRESS)
     parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.stage == "build":
-        print(json.dumps(build(args.corpus, args.data, args.ef_construction)))
+        print(json.dumps(build(args.corpus, args.data, args.ef_construction, args.backend)))
         return 0
     if args.stage == "worker":
-        print(json.dumps(worker(args.data, args.ef_construction, args.queries, args.questions, args.seed)))
+        print(json.dumps(worker(args.data, args.ef_construction, args.queries, args.questions, args.seed,
+                                args.backend)))
         return 0
     scratch = None if args.out else Path(tempfile.mkdtemp(prefix="sightline-scale-"))
     root = args.out or scratch

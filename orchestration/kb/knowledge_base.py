@@ -128,7 +128,7 @@ class KnowledgeBase:
                 raise IndexUnavailable(f"{build}: index sizes disagree (bm25 {bm25.n_docs}, dense {dense.size}, "
                                        f"manifest {count}); {self.rebuild_hint}", field=self.name)
             chunk_ids = store.chunk_ids()
-            engine = self._engine(build, manifest)
+            engine = self._engine(build, manifest, columns)
             files = BuildFiles(self.name, build, manifest, self.rebuild_hint)  # sizes as mapped = the manifest's
         except SearchEngineUnavailable:  # the build is whole: no rebuild hint
             layout.release(hold_fd)
@@ -148,8 +148,9 @@ class KnowledgeBase:
         self.bm25, self.dense, self.columns, self.store = bm25, dense, columns, store
         self.engine = engine
 
-    def _engine(self, build: Path, manifest: dict[str, Any]) -> SearchBackend | None:
-        """The engine backend the KB's config names, on the build's own collection (None: local).
+    def _engine(self, build: Path, manifest: dict[str, Any], columns: FilterColumns) -> SearchBackend | None:
+        """The engine backend the KB's config names, on the build's own collection (None: local),
+        filtering on the build's ACL codes (`columns`) when its collection has them.
 
         Raises:
             IndexUnavailable: the build has no collection (built for the local backend).
@@ -162,7 +163,8 @@ class KnowledgeBase:
         if collection is None:
             raise IndexUnavailable(f"knowledge base '{self.name}' is configured for backend: milvus but build "
                                    f"{build} has no Milvus collection", field=self.name)
-        engine = MilvusBackend(self.name, self.settings.milvus, collection)
+        engine = MilvusBackend(self.name, self.settings.milvus, collection,
+                               columns if manifest["milvus"].get("acl_code") else None)
         engine.check()
         return engine
 

@@ -41,7 +41,8 @@ def _rows(texts: Sequence[tuple[int, str, str]], vectors: np.ndarray, columns: F
         entity: dict[str, Any] = {"chunk_id": chunk_id, "row": row,
                                   "tokens": engine_text(tokenize(text)),
                                   "dense": vectors[row].tolist(), "day": int(columns.day[row]),
-                                  "acl": list(columns.acl_groups[int(columns.acl_code[row])])}
+                                  "acl": list(columns.acl_groups[int(columns.acl_code[row])]),
+                                  "acl_code": int(columns.acl_code[row])}
         for name in CATEGORICAL:
             code = int(columns.codes[name][row])
             entity[name] = columns.vocab[name][code] if code >= 0 else ""

@@ -225,11 +225,21 @@ class FilterColumns:
 
         None means no ACL enforcement (operator tools); returns None then.
         """
+        codes = self.readable_codes(groups)
+        if codes is None:
+            return None
+        visible = np.zeros(len(self.acl_groups), dtype=bool)
+        visible[codes] = True
+        return visible[self.acl_code]
+
+    def readable_codes(self, groups: Sequence[str] | None) -> list[int] | None:
+        """The ACL codes (`acl_code`'s values: one per distinct group list) whose rows a caller with
+        `groups` may see: the public code and those sharing a group with it; None for None (no
+        enforcement). An engine filters on these codes (`acl_code in [...]`), a scalar test."""
         if groups is None:
             return None
         caller = set(groups)
-        visible = np.array([not g or bool(caller.intersection(g)) for g in self.acl_groups])
-        return visible[self.acl_code]
+        return [code for code, g in enumerate(self.acl_groups) if not g or caller.intersection(g)]
 
     def _codes_for(self, name: str, values: Sequence[str]) -> list[int]:
         wanted = {v.lower() for v in values}

@@ -1,10 +1,11 @@
 """Sightline's filters and a caller's ACL groups as a Milvus boolean expression.
 
 The expression selects the rows `FilterColumns.mask(filters) & FilterColumns.acl_mask(groups)`
-selects, over the fields `milvus_schema.py` writes: the document date as an epoch day (`day`,
-NO_DATE when undated), `status` / `doc_type` / `source` lower-cased ("" when absent) and the
-ACL groups as an array (empty = public). Only operators a Milvus cluster documents are used:
-comparisons, `in`, `not in`, `and`, `or`, `array_contains_any` and `array_length`.
+selects, over the fields `milvus_client.schema` writes: the document date as an epoch day (`day`,
+NO_DATE when undated), `status` / `doc_type` / `source` lower-cased ("" when absent), the ACL
+groups as an array (empty = public) and their code in the build (`acl_code`). Only operators a
+Milvus cluster documents are used: comparisons, `in`, `not in`, `and`, `or`, and on a collection
+built before `acl_code`, `array_contains_any` and `array_length`.
 """
 
 from __future__ import annotations
@@ -26,13 +27,17 @@ def _strings(values: Sequence[str]) -> str:
     return json.dumps(list(values), ensure_ascii=False)
 
 
-def acl_expression(groups: Sequence[str] | None) -> str | None:
-    """Rows a caller with `groups` may read: public rows and rows sharing a group with it.
+def acl_expression(groups: Sequence[str] | None, readable: Sequence[int] | None = None) -> str | None:
+    """Rows a caller with `groups` may read: public rows and rows sharing a group with it; with
+    `readable` (the build's ACL codes the caller may read, `FilterColumns.readable_codes`) as one
+    scalar test on `acl_code`, else on the `acl` array (a collection built before `acl_code`).
 
     Promises: None for None (no ACL enforcement, operator tools); public rows only for no groups.
     """
     if groups is None:
         return None
+    if readable is not None:
+        return f"acl_code in {json.dumps(sorted(int(c) for c in readable))}"
     public = "array_length(acl) == 0"
     if not groups:
         return public
@@ -66,6 +71,6 @@ def filter_expression(filters: Filters) -> str | None:
     return " and ".join(parts) if parts else None
 
 
-def expression(filters: Filters, groups: Sequence[str] | None) -> str:
+def expression(filters: Filters, groups: Sequence[str] | None, readable: Sequence[int] | None = None) -> str:
     """The whole condition of one search: the filters and the caller's ACL ("" when none)."""
-    return " and ".join(p for p in (acl_expression(groups), filter_expression(filters)) if p)
+    return " and ".join(p for p in (acl_expression(groups, readable), filter_expression(filters)) if p)
