@@ -102,6 +102,12 @@ class _Shared:
         return self.tokens[text]
 
 
+def _request_key(trace: Trace) -> tuple[int, str]:
+    """One request's key in the vector cache: its Trace (the object, with its id: a caller may
+    choose a trace id through `traceparent`, never another request's Trace object)."""
+    return id(trace), trace.trace_id
+
+
 class Retriever:
     """Searches knowledge bases; cheap to construct, `warm_up()` maps indexes and loads the model."""
 
@@ -113,8 +119,9 @@ class Retriever:
         self.knowledge_bases = knowledge_bases
         self.embedder = embedder
         self.credibility_params = credibility_params or CredibilityParams()
-        # (model name, query text) -> vector, oldest first
-        self._vector_cache: dict[tuple[str, str], np.ndarray] = {}
+        # (request, model name, query text) -> vector, oldest first; a request is its Trace
+        # (`_request_key`): vectors are reused within one request, never across requests
+        self._vector_cache: dict[tuple[tuple[int, str], str, str], np.ndarray] = {}
 
     def open(self) -> None:
         """Open every KB that can be opened (map its indexes); embedders load when first asked.
@@ -180,22 +187,26 @@ class Retriever:
 
     def _embed(self, embedder: Embedder, texts: list[str], kbs: list[str], trace: Trace
                ) -> dict[tuple[str, str], np.ndarray]:
-        """Vectors of one embedder for the distinct texts: cached ones reused, the rest in one batch.
+        """Vectors of one embedder for the distinct texts: those this request embedded already
+        reused, the rest embedded.
 
         Tasks often share a query (one task per source over the same question) and a retry
-        repeats the first attempt's queries, so most requests embed only a few new texts.
+        repeats the first attempt's queries, so an attempt embeds only its new texts. Never a
+        vector of another request: its reuse, shown in the trace as `cached` and in the time the
+        request took, would tell a caller that someone asked the same text before.
         """
+        request = _request_key(trace)
         distinct = list(dict.fromkeys(texts))
-        missing = [t for t in distinct if (embedder.name, t) not in self._vector_cache]
+        missing = [t for t in distinct if (request, embedder.name, t) not in self._vector_cache]
         with trace.operation("embed", model=embedder.name, kbs=sorted(set(kbs)), queries=len(texts),
                              distinct=len(distinct), cached=len(distinct) - len(missing)) as op:
             if missing:
                 for text, vector in zip(missing, embedder.queries(missing), strict=True):
-                    self._vector_cache[(embedder.name, text)] = vector
+                    self._vector_cache[(request, embedder.name, text)] = vector
                 while len(self._vector_cache) > self.VECTOR_CACHE_SIZE:
                     self._vector_cache.pop(next(iter(self._vector_cache)))
             op.input_count, op.output_count = len(texts), len(missing)
-        return {(embedder.name, t): self._vector_cache[(embedder.name, t)] for t in distinct}
+        return {(embedder.name, t): self._vector_cache[(request, embedder.name, t)] for t in distinct}
 
     def forget_vectors(self) -> None:
         """Empty the query-vector cache (a benchmark timing the query embedding calls this)."""
