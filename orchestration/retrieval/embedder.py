@@ -92,10 +92,11 @@ class MiniLMOnnxEmbedder:
     # Short query batches run on one thread: a thread team costs more than it saves on a few
     # short texts, and under contention (several workers on 2 cores) its threads spin-wait.
     QUERY_BATCH = 8
-    # Texts per ONNX run: activations grow with the batch (peak RSS 1.78 GB at 64 passages of 256
-    # tokens even without the arena, 0.5 GB at 4) while speed does not (225-242 ms a passage at 4,
-    # 207-275 at 64, loaded machine): an ingest batch of 64 runs as 16 runs of 4.
-    RUN_BATCH = 4
+    # Texts per ONNX run: one. Padding a run to its longest text costs more than a run's overhead
+    # saves (160 SciFact abstracts on one thread: 26 passages/s one at a time, 20 in runs of 4),
+    # and activations grow with the run (peak RSS 1.78 GB at 64 passages of 256 tokens, 0.5 GB at
+    # 4). The vectors are the same either way (the packaged model's activations are fp32).
+    RUN_BATCH = 1
 
     def __init__(self, threads: int | None = None) -> None:
         self.threads = threads  # threads for passage (ingest) batches; None: every core
