@@ -559,7 +559,7 @@ def _build(settings: KBSettings, kb_dir: Path, build_dir: Path, embedder: Embedd
         stage("milvus")
         engine["collection"] = milvus_build.build_collection(settings.name, settings.milvus, build_dir,
                                                              store.iter_texts(), vectors, columns)
-        engine["acl_code"] = True  # searches filter on the scalar field (milvus_expr.acl_expression)
+        engine["acl_field"] = "acl_code"  # searches filter on this scalar field (milvus_expr.acl_expression)
 
 
 def ingest(settings: KBSettings, kb_dir: Path, embedder: Embedder, paths: Iterable[Path] | None = None,

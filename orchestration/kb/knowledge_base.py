@@ -164,7 +164,7 @@ class KnowledgeBase:
             raise IndexUnavailable(f"knowledge base '{self.name}' is configured for backend: milvus but build "
                                    f"{build} has no Milvus collection", field=self.name)
         engine = MilvusBackend(self.name, self.settings.milvus, collection,
-                               columns if manifest["milvus"].get("acl_code") else None)
+                               columns if manifest["milvus"].get("acl_field") == "acl_code" else None)
         engine.check()
         return engine
 

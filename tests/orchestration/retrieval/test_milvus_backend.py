@@ -177,7 +177,7 @@ def test_the_acl_is_one_scalar_test_on_the_build_s_codes_and_an_older_collection
     collection holds each row's ACL code; the codes a caller reads come from the build's columns."""
     _, milvus, _ = both
     kb = milvus.kb("milvus")
-    assert kb.manifest["milvus"]["acl_code"] is True
+    assert kb.manifest["milvus"]["acl_field"] == "acl_code"
     hr = kb.columns.acl_groups.index(["hr"])
     public = kb.columns.acl_groups.index([])
     assert kb.engine.columns.readable_codes(()) == [public]
