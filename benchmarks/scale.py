@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.retrieval.systems import disk_mb
 from evaluation.stats import percentile
 
 REPO = Path(__file__).resolve().parents[1]
@@ -245,11 +246,7 @@ def build(corpus: Path, data_dir: Path, ef_construction: int | None, backend: st
             "dense_params": dict(config.get(KB).dense.__dict__), "skipped": len(report.skipped),
             "disk_mb": {name: round(size / 2**20, 1) for name, size in files.items()},
             "disk_total_mb": round(sum(files.values()) / 2**20, 1), "backend": backend,
-            "milvus_mb": round(_folder_bytes(data_dir / MILVUS_DIR) / 2**20, 1) if backend == "milvus" else None}
-
-
-def _folder_bytes(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0
+            "milvus_mb": disk_mb(data_dir / MILVUS_DIR) if backend == "milvus" else None}
 
 
 # --- the worker (a fresh child process) ------------------------------------------------------------

@@ -180,16 +180,15 @@ class LearnedRanker(LexicalRanker):
         top = [c for c in ranked[:int(model.rerank.get("top", 0))] if c.score > 0] if model.rerank else []
         if not top:
             return ranked
-        question = focus.question.text
         window = focus.window.text if focus.window is not None else ""
-        undated = [i for i, c in enumerate(top) if not focus.said_by_date(c.chunk.metadata)]
-        dated = [i for i in range(len(top)) if i not in undated]
+        asked = [focus.question.without_phrase(window) if focus.said_by_date(c.chunk.metadata) else focus.question.text
+                 for c in top]
         logits = [0.0] * len(top)
-        for indexes, asked in ((undated, question), (dated, focus.question.without_phrase(window))):
-            if indexes:
-                for i, logit in zip(indexes, self.cross.logits(asked, [reading_of(top[i]) for i in indexes]),
-                                    strict=True):
-                    logits[i] = logit
+        for question in dict.fromkeys(asked):  # one call per wording of the question
+            indexes = [i for i, q in enumerate(asked) if q == question]
+            read_logits = self.cross.logits(question, [reading_of(top[i]) for i in indexes])
+            for i, logit in zip(indexes, read_logits, strict=True):
+                logits[i] = logit
         before = max(c.score for c in top)
         for candidate, logit in zip(top, logits, strict=True):
             old = readings[candidate.key]

@@ -11,7 +11,6 @@ one block, and the finished index's own arrays.
 
 from __future__ import annotations
 
-import math
 import tempfile
 from array import array
 from collections.abc import Iterator, Sequence
@@ -20,7 +19,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ..retrieval.bm25 import BM25Index, BM25Params
+from ..retrieval.bm25 import BM25Index, BM25Params, floored_idf, length_norm
 
 BLOCK_ROWS = 8192  # rows whose term counts are gathered before they go to the scratch file
 WEIGHT_SLICE = 1 << 22  # postings weighed at a time (float64 temporaries of 32 MB each)
@@ -139,11 +138,8 @@ def _weights(params: BM25Params, n_docs: int, df: np.ndarray, doc_len: np.ndarra
     """Each posting's BM25Okapi weight (float32), the mean length and the mean IDF, computed with the
     same operations in the same order as `BM25Index.build_from_term_ids`, a slice of postings at a time."""
     avgdl = doc_len.sum() / n_docs
-    idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
-    seen = df > 0
-    mean_idf = math.fsum(idf[seen].tolist()) / max(int(seen.sum()), 1)
-    idf = np.where(idf < 0, params.epsilon * mean_idf, idf)
-    norm = params.k1 * (1 - params.b + params.b * doc_len / avgdl) if avgdl else np.full(n_docs, params.k1)
+    idf, mean_idf = floored_idf(params, n_docs, df)
+    norm = length_norm(params, doc_len, avgdl)
     data = np.empty(indices.size, dtype=np.float32)
     for start in range(0, indices.size, WEIGHT_SLICE):
         end = min(start + WEIGHT_SLICE, indices.size)

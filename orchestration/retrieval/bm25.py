@@ -39,6 +39,23 @@ class BM25Params:
     epsilon: float = 0.25
 
 
+
+def floored_idf(params: BM25Params, n_docs: int, df: np.ndarray) -> tuple[np.ndarray, float]:
+    """Each term's BM25Okapi IDF over `n_docs` rows given its document frequency, a negative one
+    floored at `epsilon` x the mean IDF of the terms some row holds; and that mean. The mean is
+    summed exactly (fsum): the same terms give the same mean whatever their order, so a view of
+    some rows (bm25_visible) and an index built from those rows alone agree to the bit."""
+    with np.errstate(invalid="ignore", divide="ignore"):  # no rows (a view of none): nan, never read
+        idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
+    seen = df > 0
+    mean_idf = math.fsum(idf[seen].tolist()) / max(int(seen.sum()), 1)
+    return np.where(idf < 0, params.epsilon * mean_idf, idf), mean_idf
+
+
+def length_norm(params: BM25Params, doc_len: np.ndarray, avgdl: float) -> np.ndarray:
+    """Each row's k1 x (1 - b + b x length / mean length), the denominator's length term."""
+    return params.k1 * (1 - params.b + params.b * doc_len / avgdl) if avgdl else np.full(doc_len.size, params.k1)
+
 class BM25Index:
     """Posting lists of precomputed BM25 weights plus the vocabulary.
 
@@ -89,13 +106,8 @@ class BM25Index:
         tf.sort_indices()
         df = np.diff(tf.indptr)
         avgdl = doc_len.sum() / n_docs
-        idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
-        seen = df > 0
-        # summed exactly (fsum): the same terms give the same mean whatever their order, so a view
-        # of some rows (bm25_visible) and an index built from those rows alone agree to the bit
-        mean_idf = math.fsum(idf[seen].tolist()) / max(int(seen.sum()), 1)
-        idf = np.where(idf < 0, params.epsilon * mean_idf, idf)
-        norm = params.k1 * (1 - params.b + params.b * doc_len / avgdl) if avgdl else np.full(n_docs, params.k1)
+        idf, mean_idf = floored_idf(params, n_docs, df)
+        norm = length_norm(params, doc_len, avgdl)
         term_of_entry = np.repeat(np.arange(tf.shape[0]), df)
         f = tf.data
         weights = idf[term_of_entry] * f * (params.k1 + 1) / (f + norm[tf.indices])

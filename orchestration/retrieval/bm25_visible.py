@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .bm25 import BM25Index, BM25Params, QueryScores
+from .bm25 import BM25Index, BM25Params, QueryScores, floored_idf
 
 VIEWS_KEPT = 16  # per index: the statistics of this many distinct visible-row sets
 
@@ -75,12 +75,8 @@ class VisibleBM25:
         self.df = held[index.indptr[1:]] - held[index.indptr[:-1]]  # per term: visible rows holding it
         lengths = np.asarray(index.doc_len, dtype=np.int64)
         self.avgdl = float(lengths[self.visible].sum() / self.n_docs) if self.n_docs else 0.0
-        seen = self.df > 0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            raw = np.log(self.n_docs - self.df + 0.5) - np.log(self.df + 0.5)
-        mean_idf = math.fsum(raw[seen].tolist()) / max(int(seen.sum()), 1)
-        self._weight_idf = np.where(raw < 0, self.params.epsilon * mean_idf, raw)  # as a build weighs postings
-        self.stats = {"avgdl": self.avgdl, "mean_idf": mean_idf, "n_terms": int(seen.sum())}
+        self._weight_idf, mean_idf = floored_idf(self.params, self.n_docs, self.df)  # as a build weighs postings
+        self.stats = {"avgdl": self.avgdl, "mean_idf": mean_idf, "n_terms": int((self.df > 0).sum())}
 
     def document_frequency(self, token: str) -> int:
         """How many visible rows hold the token (0 for a token none holds)."""

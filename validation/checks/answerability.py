@@ -43,7 +43,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.reading.identifiers import names_identifier, names_operator, names_option
-from core.reading.quantities import stated_quantities
 from core.reading.units import is_measure
 from orchestration.focus import Focus  # the question's focus and slot test, shared with the composer
 from orchestration.retrieval.scored import ScoredChunk
@@ -201,8 +200,7 @@ def counts_with_measures(focus: Focus, answer: Answer) -> bool:
     question = focus.question
     if focus.slot != "number" or not question.counts or not question.counted or is_measure(question.counted):
         return False
-    stated = [q for claim in answer.claims if claim.kind == "fact"
-              for q in stated_quantities(tx.strip_markers(claim.text))]
+    stated = [q for claim in answer.claims if claim.kind == "fact" for q in tx.quantities(claim.text)]
     return bool(stated) and all(q.unit is not None for q in stated)
 
 
