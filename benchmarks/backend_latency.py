@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.otel_overhead import NOW, QUESTIONS
-from orchestration.kb.config import KBConfig, MilvusSettings, load_kb_config
+from orchestration.kb.config import KBConfig, load_kb_config
 
 
 def _loop(config: KBConfig) -> Any:
@@ -53,10 +53,7 @@ def build(root: Path) -> dict[str, KBConfig]:
 
     shipped = load_kb_config()
     local = replace(shipped, data_dir=root / "local")
-    milvus = replace(shipped, data_dir=root / "milvus", knowledge_bases={
-        name: replace(s, backend="milvus", milvus=MilvusSettings(uri=str(root / "milvus.db"),
-                                                                collection=f"sightline_{name}"))
-        for name, s in shipped.knowledge_bases.items()})
+    milvus = shipped.on_milvus(root / "milvus", str(root / "milvus.db"))
     embedder = get_embedder(shipped.embedder)
     for config in (local, milvus):
         for settings in config.knowledge_bases.values():

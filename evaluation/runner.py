@@ -52,10 +52,21 @@ FUSION_SWEEP = (0.25, 0.5, 1.0, 2.0)
 RETRIEVAL_NOW = dt.date(2025, 7, 1)
 
 
-def eval_kb_config(data_dir: Path) -> KBConfig:
-    """config/eval_knowledge_bases.yaml with corpus paths under `data_dir`."""
+def eval_kb_config(data_dir: Path, backend: str = "local") -> KBConfig:
+    """config/eval_knowledge_bases.yaml with corpus paths under `data_dir`.
+
+    `backend` "milvus": the same KBs on the milvus backend, built under `<data_dir of the
+    config>/milvus` with one milvus-lite file there (`engine.db`), so both backends' builds
+    stay cached side by side.
+    """
     path = config_dir() / "eval_knowledge_bases.yaml"
-    return parse_kb_config(yaml.safe_load(path.read_text(encoding="utf-8")), source=str(path), base_dir=data_dir)
+    config = parse_kb_config(yaml.safe_load(path.read_text(encoding="utf-8")), source=str(path), base_dir=data_dir)
+    if backend == "milvus":
+        root = config.data_dir / "milvus"
+        return config.on_milvus(root, str(root / "engine.db"), prefix="sightline_eval_")
+    if backend != "local":
+        raise RequestError(f"unknown backend {backend!r}; choose local or milvus", field="backend")
+    return config
 
 
 def prepare_retriever(name: str, data_dir: Path, progress: bool, kb_config: KBConfig | None = None
@@ -116,6 +127,7 @@ SCORERS: dict[str, tuple[Callable, int, Callable[[EvalQuery], bool]]] = {
     "multihop": (score_multihop, 10, lambda q: q.type != "null_query"),
     "hotpotqa": (score_hotpotqa, 20, lambda q: bool(q.relevance)),
 }
+RETRIEVAL_SETS = tuple(SCORERS)  # scored on the chunks retrieved; the others through the answers
 
 
 def run_retrieval_modes(name: str, kb: str, retriever: Retriever, items: list[EvalQuery], progress: bool
@@ -157,16 +169,23 @@ def fusion_sweep(name: str, kb: str, retriever: Retriever, items: list[EvalQuery
 
 
 def run_set(name: str, data_dir: Path | None = None, queries: Path | None = None, limit: int | None = None,
-            progress: bool = True, sweep: bool | None = None, split: str = "dev") -> dict[str, Any]:
+            progress: bool = True, sweep: bool | None = None, split: str = "dev", backend: str = "local"
+            ) -> dict[str, Any]:
     """Evaluate one set in every mode; the JSON document `eval --json` prints.
 
     `split` chooses the articles of `squad` (train, dev or test; evaluation/answers/splits.py).
 
-    `sweep` (default: on for full runs, off with `limit`) adds hybrid metrics at several
-    vector-arm weights under "fusion_sweep", the evidence for the per-KB weights.
+    `sweep` (default: on for full local runs, off with `limit` or on milvus) adds hybrid metrics
+    at several vector-arm weights under "fusion_sweep", the evidence for the per-KB weights.
+
+    `backend` "milvus" searches the retrieval sets (RETRIEVAL_SETS) on the milvus backend
+    (milvus-lite, docs/SCALE.md); the answer sets refuse it.
     """
     if name not in SETS:
         raise ValueError(f"unknown set {name}")
+    if backend != "local" and name not in RETRIEVAL_SETS:
+        raise RequestError(f"--backend {backend} applies to the retrieval sets ({', '.join(RETRIEVAL_SETS)}); "
+                           f"evaluate {name} on the local backend", field="backend")
     started = time.perf_counter()
     from .report import commit_state
 
@@ -200,11 +219,11 @@ def run_set(name: str, data_dir: Path | None = None, queries: Path | None = None
     items = [q for q in everything if counts(q)]
     if limit:
         items = items[:limit]
-    kb_config = eval_kb_config(data_dir)
+    kb_config = eval_kb_config(data_dir, backend)
     retriever, build = prepare_retriever(name, data_dir, progress, kb_config)
     metrics, latency, by_type = run_retrieval_modes(name, name, retriever, items, progress)
-    result: dict[str, Any] = {"set": name, "queries": len(items), "metrics": metrics, "latency": latency,
-                              "kb": build, "anchors": ANCHORS.get(name, {}),
+    result: dict[str, Any] = {"set": name, "backend": backend, "queries": len(items), "metrics": metrics,
+                              "latency": latency, "kb": build, "anchors": ANCHORS.get(name, {}),
                               "fusion_weights": dict(kb_config.get(name).fusion.weights)}
     if name == "multihop":
         from .multihop_loop import build_loop, run_loop_eval
@@ -227,7 +246,7 @@ def run_set(name: str, data_dir: Path | None = None, queries: Path | None = None
         metrics["router"] = routed["metrics"]
         latency["router"] = routed["latency"]
         by_type["router"] = routed["by_type"]
-    if sweep if sweep is not None else not limit:
+    if sweep if sweep is not None else not limit and backend == "local":
         result["fusion_sweep"] = fusion_sweep(name, name, retriever, items, progress)
     if by_type:
         result["by_type"] = by_type
@@ -265,7 +284,8 @@ def format_table(result: dict[str, Any]) -> str:
     for mode in modes:
         names += [n for n in result["metrics"][mode] if n not in names]
     width = max([len(n) for n in names] + [8]) + 2
-    lines = [f"{result['set']}: {result['queries']} queries, {result.get('wall_seconds', 0):.0f} s wall",
+    backend = f" on the {result['backend']} backend" if result.get("backend", "local") != "local" else ""
+    lines = [f"{result['set']}{backend}: {result['queries']} queries, {result.get('wall_seconds', 0):.0f} s wall",
              f"{'mode':<10}" + "".join(f"{n:>{width}}" for n in names) + f"{'median ms':>12}{'p95 ms':>10}"]
     for mode in modes:
         values = result["metrics"][mode]
@@ -286,12 +306,13 @@ def format_table(result: dict[str, Any]) -> str:
 
 
 def run_sets(sets: list[str], data_dir: Path | None = None, queries: Path | None = None, limit: int | None = None,
-             out_dir: Path | None = None, progress: bool = True, split: str = "dev") -> list[dict[str, Any]]:
+             out_dir: Path | None = None, progress: bool = True, split: str = "dev", backend: str = "local"
+             ) -> list[dict[str, Any]]:
     """Evaluate each set; print a table per set when `progress`; write report.json, report.md
     and the plots to out_dir (merged with the sets an earlier run there already wrote)."""
     results = []
     for name in sets:
-        result = run_set(name, data_dir, queries, limit, progress, split=split)
+        result = run_set(name, data_dir, queries, limit, progress, split=split, backend=backend)
         results.append(result)
         if progress:
             print(format_table(result), flush=True)

@@ -109,6 +109,17 @@ class KBConfig:
         """The same config restricted to one knowledge base (the others need not be built)."""
         return replace(self, knowledge_bases={name: self.get(name)})
 
+    def on_milvus(self, data_dir: Path, uri: str, prefix: str = "sightline_") -> KBConfig:
+        """The same knowledge bases on the milvus backend: builds under `data_dir`, every KB's
+        collection `<prefix><name>` in the engine at `uri` (a file path runs milvus-lite here).
+
+        A separate data directory keeps both backends' builds of a KB side by side: switching
+        one KB's backend in place would rebuild it each time.
+        """
+        return replace(self, data_dir=Path(data_dir), knowledge_bases={
+            name: replace(s, backend="milvus", milvus=MilvusSettings(uri=str(uri), collection=f"{prefix}{name}"))
+            for name, s in self.knowledge_bases.items()})
+
     def kb_dir(self, name: str) -> Path:
         """The directory holding builds of a knowledge base (RequestError for a name that is not
         letters, digits, '-' or '_': a name never escapes the data directory)."""

@@ -126,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                              "and unanswerable alternating)")
     evaluate.add_argument("--split", choices=["train", "dev", "test"], default="dev",
                           help="squad: the articles to evaluate on (default dev; evaluation/answers/splits.py)")
+    evaluate.add_argument("--backend", choices=["local", "milvus"], default="local",
+                          help="the search backend of the retrieval sets scifact, multihop and hotpotqa "
+                               "(milvus: milvus-lite, builds under var/eval/milvus; docs/SCALE.md)")
     evaluate.add_argument("--out", type=Path, help="write report.json / report.md here")
     evaluate.add_argument("--json", action="store_true", help="one JSON object on stdout")
     evaluate.set_defaults(func=cmd_eval)
