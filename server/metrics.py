@@ -40,7 +40,7 @@ from .metrics_archive import archive_dead_worker, scrape_lock
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 REQUEST_STATUSES = ("answered", "partial", "insufficient", "rejected", "error")
-ENDPOINTS = ("rag", "chat", "mcp")  # POST /rag, POST /v1/chat/completions, the MCP tool `ask`
+ENDPOINTS = ("rag", "ui", "chat", "mcp")  # POST /rag, POST /ui/answer, POST /v1/chat/completions, MCP's `ask`
 RELOAD_RESULTS = ("ok", "unchanged", "error")
 
 # seconds; dense around 1-500 ms where stages and whole requests live
@@ -54,11 +54,11 @@ TOKEN_KINDS = ("prompt", "completion")
 RETRIEVAL_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 
 REQUESTS = Counter("sightline_requests", "Question requests by outcome: answered, partial, insufficient; "
-                   "rejected (4xx), error (5xx); endpoint: rag (POST /rag), chat (POST /v1/chat/completions) or "
-                   "mcp (the MCP tool ask).",
+                   "rejected (4xx), error (5xx); endpoint: rag (POST /rag), ui (POST /ui/answer, the /ui ask page), "
+                   "chat (POST /v1/chat/completions) or mcp (the MCP tool ask).",
                    ["status", "endpoint"])
 REQUEST_SECONDS = Histogram("sightline_request_seconds", "Wall time of a question request, parse to response, "
-                            "by endpoint (rag, chat, mcp).", ["endpoint"], buckets=REQUEST_BUCKETS)
+                            "by endpoint (rag, ui, chat, mcp).", ["endpoint"], buckets=REQUEST_BUCKETS)
 STAGE_SECONDS = Histogram("sightline_stage_seconds", "Time per stage of the answer loop, summed over attempts.",
                           ["stage"], buckets=STAGE_BUCKETS)
 RETRIEVAL_SECONDS = Histogram("sightline_retrieval_seconds", "Time of one retrieval arm on one knowledge base.",
@@ -156,7 +156,7 @@ def record_answer(status: str, timing: dict[str, float], operations: Sequence[Op
             `compose.llm` the LLM calls (time, tokens, and the fallback a failed call caused).
         verdicts: one per attempt, in order; each attempt but the last was retried for its issues.
         seconds: wall time of the whole request.
-        endpoint: which endpoint asked (ENDPOINTS): rag, chat or mcp.
+        endpoint: which endpoint asked (ENDPOINTS): rag, ui, chat or mcp.
     """
     REQUESTS.labels(status, endpoint).inc()
     REQUEST_SECONDS.labels(endpoint).observe(seconds)

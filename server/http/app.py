@@ -1,5 +1,6 @@
-"""The Flask app factory: POST /rag, the OpenAI-compatible /v1 endpoints (chat.py), health, readiness,
-metrics, knowledge bases, OpenAPI, admin, and the /ui pages (ui.py).
+"""The Flask app factory: POST /rag and POST /ui/answer (the same answering, its reply the trace page),
+the OpenAI-compatible /v1 endpoints (chat.py), health, readiness, metrics, knowledge bases,
+OpenAPI, admin, and the /ui pages (ui.py).
 
 `create_app()` builds (and warms) the answering machinery once; under gunicorn that happens in
 the master before fork (`preload_app`, see gunicorn.conf.py). Every request gets a request id
@@ -38,14 +39,14 @@ from .context import request_context
 from .errors import is_admin_request, redact, register_error_handlers
 from .openapi import build_openapi
 from .schemas import parse_ask_request
-from .ui import keep_trace, register_ui
+from .ui import ANSWER_PATH, STORED_HEADER, answer_page, keep_trace, register_ui
 
 log = logging.getLogger("sightline.http")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")  # fullmatch
 # endpoints that read documents: the caller is resolved (and may be refused) before they run
-CALLER_PATHS = ("/rag", "/kb", "/mcp")
+CALLER_PATHS = ("/rag", ANSWER_PATH, "/kb", "/mcp")
 # endpoints that answer questions: path -> the `endpoint` label of the request metrics
-ANSWER_PATHS = {"/rag": "rag", "/v1/chat/completions": "chat"}
+ANSWER_PATHS = {"/rag": "rag", ANSWER_PATH: "ui", "/v1/chat/completions": "chat"}
 
 
 def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Flask:
@@ -118,20 +119,43 @@ def create_app(settings: ServiceSettings | None = None, loop: Any = None) -> Fla
         if caller_token is not None:
             caller_var.reset(caller_token)
 
-    @app.post("/rag")
-    def rag():
-        """Answer one question (see openapi.json for the request and response)."""
+    def answer_request(endpoint: str) -> tuple[Any, Any]:
+        """Answer the /rag request this request's body holds, as the caller resolved before it.
+
+        Promises: the body is read, limited and validated as /rag's (the errors are /rag's); the
+        answer is counted in the request metrics under `endpoint` (ANSWER_PATHS), and its status
+        headers and log fields are set for `_finish`; its exported spans are named after `endpoint`.
+
+        Returns:
+            (the AskRequest, the AnswerResult).
+        """
         loop = service.require_ready()
         limits = settings.limits
         ask = parse_ask_request(decode_json(limits.max_body_bytes, limits.body_timeout_seconds,
-                                            example='{"query": "..."}'), limits, request_context("rag"))
+                                            example='{"query": "..."}'), limits, request_context(endpoint))
         result = service.answer(loop, ask)
-        metrics.record_result(result, time.perf_counter() - g.started, endpoint="rag")
+        metrics.record_result(result, time.perf_counter() - g.started, endpoint=endpoint)
         g.answer_headers = {"X-Sightline-Status": result.status, "X-Sightline-Config-Version": result.config_version}
         g.log_extra = {"answer_status": result.status, "attempts": len(result.attempts),
                        "config_version": result.config_version, "timing": result.timing}
+        return ask, result
+
+    @app.post("/rag")
+    def rag():
+        """Answer one question (see openapi.json for the request and response)."""
+        ask, result = answer_request("rag")
         keep_trace(result)  # for /ui/trace/<trace_id>
         return jsonify(result.to_body(ask.context.trace_level))
+
+    @app.post(ANSWER_PATH)
+    def ui_answer():
+        """Answer one question as /rag does; the reply is the answer's trace page (HTML) from this
+        host's memory, its header saying whether the trace was kept for /ui/trace/<trace_id>."""
+        _ask, result = answer_request("ui")
+        html, stored = answer_page(result)
+        response = Response(html, mimetype="text/html")
+        response.headers[STORED_HEADER] = "true" if stored else "false"
+        return response
 
     @app.get("/healthz")
     def healthz():

@@ -1,7 +1,8 @@
 """One place that turns every error into `{"error": {"code", "message", "field"?}}` and a status.
 
 Under /ui (the pages, ui.py) an error is a page saying the same (code, message, field), so a
-person sees it where they were; everywhere else it is JSON.
+person sees it where they were; everywhere else, and on `POST /ui/answer` (the ask page's
+script reads its errors as /rag's), it is JSON.
 
 Under /v1/ (the OpenAI-compatible API, chat.py) the same errors take OpenAI's shape,
 `{"error": {"message", "type", "param", "code"}}`: `param` is the field, `type` follows the status
@@ -86,7 +87,7 @@ def status_for(error: SightlineError) -> int:
 
 
 def error_response(code: str, message: str, status: int, field: str | None = None, headers=None):
-    """An error response in the one shape of its path: a page under /ui, OpenAI's JSON under /v1/,
+    """An error response in the one shape of its path: a page under /ui (`is_ui_path`), OpenAI's JSON under /v1/,
     `{"error": {"code", "message", "field"?}}` everywhere else."""
     message, field = _safe(message) or "", _safe(field)
     if status >= 500 and not is_admin_request():

@@ -33,6 +33,10 @@ TRACEPARENT = {"name": "traceparent", "in": "header", "required": False, "schema
                "description": "W3C Trace Context: with OpenTelemetry export on (OTEL_EXPORTER_OTLP_ENDPOINT), this "
                               "request's spans join the caller's trace under its span; a malformed value is "
                               "ignored, never refused."}
+# the question endpoints' own request id (server/http/app.py)
+REQUEST_ID = {"name": "X-Request-ID", "in": "header", "required": False, "schema": STR,
+              "description": "Echoed back and used as trace_id when it is 1-128 of A-Z a-z 0-9 . _ : - (any other "
+                             "value is ignored, never refused); generated when absent or ignored."}
 
 
 def _arr(items: dict) -> dict:
@@ -317,11 +321,40 @@ def _html(description: str) -> dict:
     return {"description": description, "content": {"text/html": {"schema": STR}}}
 
 
-def _ui_paths(callers: list) -> dict[str, Any]:
-    """The /ui pages (server/http/ui.py): HTML, errors included."""
+def _ui_paths(limits: RequestLimits, callers: list, caller_errors: dict) -> dict[str, Any]:
+    """The /ui pages (server/http/ui.py): HTML, errors included; and POST /ui/answer, /rag's request
+    answered with the trace page, its errors /rag's JSON."""
     return {
-        "/ui": {"get": {"summary": "The page to ask a question and see why (HTML; asks POST /rag)",
+        "/ui": {"get": {"summary": "The page to ask a question and see why (HTML; asks POST /ui/answer)",
                         "operationId": "uiAsk", "responses": {"200": _html("The page.")}}},
+        "/ui/answer": {"post": {
+            "summary": "Answer a question as POST /rag does; the reply is the answer's trace page (HTML), "
+                       "rendered by the host that answered",
+            "operationId": "uiAnswer", "security": callers, "parameters": [REQUEST_ID, TRACEPARENT],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("RagRequest")}},
+                            "description": f"POST /rag's request; at most {limits.max_body_bytes} bytes. The "
+                                           "page shows the full trace whatever `trace` asks."},
+            "responses": {
+                "200": {**_html("The answer's trace page, the same page GET /ui/trace/{trace_id} shows of the "
+                                "stored trace (insufficient answers too: they say so)."),
+                        "headers": {
+                            "X-Sightline-Trace-Stored": {"schema": {"enum": ["true", "false"]}, "description":
+                                                         "true: the trace is kept for GET /ui/trace/{trace_id} on "
+                                                         "this host; false: it is not (the store is off, refused "
+                                                         "the id or could not write), the page cannot be reopened."},
+                            "X-Sightline-Status": {"schema": STR, "description": "answered, partial or "
+                                                                                 "insufficient."},
+                            "X-Sightline-Config-Version": {"schema": STR, "description": "The router config "
+                                                           "version that served the answer."}}},
+                "400": _error_response("Malformed JSON, a wrong type, an unknown field or a value over a limit; "
+                                       "`field` names it (as POST /rag)."),
+                **caller_errors,
+                "404": _error_response("Unknown knowledge base; the message lists the known ones."),
+                "405": _error_response("Method not allowed (only POST)."),
+                "413": _error_response(f"Body larger than {limits.max_body_bytes} bytes."),
+                "500": _error_response("Internal error; the message gives the request id to report."),
+                "503": _error_response("Not ready: an index or the config failed to load (the reason says which)."),
+            }}},
         "/ui/trace/{trace_id}": {"get": {
             "summary": "The stored trace of an answer, for the caller that asked it or the admin (HTML)",
             "operationId": "uiTrace", "security": [*callers, {"bearer": []}],
@@ -386,10 +419,7 @@ def build_openapi(limits: RequestLimits = RequestLimits(), version: str = "0.1.0
         "/rag": {"post": {
             "summary": "Answer a question with cited, validated evidence",
             "operationId": "rag", "security": callers,
-            "parameters": [{"name": "X-Request-ID", "in": "header", "required": False, "schema": STR,
-                            "description": "Echoed back and used as trace_id when it is 1-128 of A-Z a-z 0-9 . _ : - "
-                            "(any other value is ignored, never refused); generated when absent or ignored."},
-                           TRACEPARENT],
+            "parameters": [REQUEST_ID, TRACEPARENT],
             "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("RagRequest")}},
                             "description": f"At most {limits.max_body_bytes} bytes."},
             "responses": {
@@ -403,7 +433,7 @@ def build_openapi(limits: RequestLimits = RequestLimits(), version: str = "0.1.0
                 "500": _error_response("Internal error; the message gives the request id to report."),
                 "503": _error_response("Not ready: an index or the config failed to load (the reason says which)."),
             }}},
-        **_ui_paths(callers),
+        **_ui_paths(limits, callers, caller_errors),
         "/healthz": {"get": {"summary": "Liveness: the process answers", "operationId": "healthz",
                              "responses": {"200": _json("Health", "Alive.")}}},
         "/readyz": {"get": {"summary": "Readiness: models and indexes loaded, router config valid",

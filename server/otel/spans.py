@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..loop import AnswerResult
 
 EPSILON_MS = 1e-6  # an operation that begins as its stage begins is inside it
-SERVED_ENDPOINTS = frozenset({"rag", "chat", "mcp"})  # entries reached over HTTP: their root is a SERVER span
+SERVED_ENDPOINTS = frozenset({"rag", "ui", "chat", "mcp"})  # entries reached over HTTP: their root is a SERVER span
 
 
 @dataclass(frozen=True)

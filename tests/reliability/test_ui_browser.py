@@ -1,7 +1,8 @@
 """/ui in a real headless browser against the real service (`secured`: gunicorn, API keys, the demo
 knowledge bases with their two restricted documents): load the page, ask, follow a citation to
 its highlighted passage, open a refusal, and a restricted document never shown to a caller
-outside its group, whether it asks itself or opens another caller's trace.
+outside its group, whether it asks itself or opens another caller's trace. And a service that
+keeps no traces (`traces_max_entries: 0`): the ask page still shows the answer.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.live import ADMIN_TOKEN
+from tests.live import ADMIN_TOKEN, start_service
 
 from .browser import chrome, console_errors, screenshot, wait_for
 
@@ -31,15 +32,29 @@ def browser():
     driver.quit()
 
 
-def _ask(browser, url: str, question: str, key: str = "") -> str:
-    """Ask from /ui as a user does (key typed in the field); the trace id the page lands on."""
+@pytest.fixture(scope="module")
+def unkept(demo_kbs, tmp_path_factory):
+    """`sightline serve` (one worker) over the demo knowledge bases, keeping no traces."""
+    service = start_service(demo_kbs, tmp_path_factory.mktemp("unkept"), workers=1,
+                            env={"SIGHTLINE_TRACES_MAX_ENTRIES": "0"})
+    yield service
+    service.stop()
+
+
+def _submit(browser, url: str, question: str, key: str = "") -> str:
+    """Ask from /ui as a user does (key typed in the field); the trace id of the page shown."""
     browser.get(url + "/ui")
     browser.find_element(By.ID, "api-key").send_keys(key)
     browser.find_element(By.ID, "query").send_keys(question)
     browser.execute_script("document.getElementById('now').value = arguments[0]", NOW)  # a date picker's value
     browser.find_element(By.ID, "ask-button").click()
     wait_for(lambda: browser.find_elements(By.ID, "trace"), f"the trace page of {question!r}")
-    trace_id = browser.find_element(By.ID, "trace").get_attribute("data-trace-id")
+    return browser.find_element(By.ID, "trace").get_attribute("data-trace-id")
+
+
+def _ask(browser, url: str, question: str, key: str = "") -> str:
+    """Ask from /ui (`_submit`); the trace id, whose stored page's address the page lands on."""
+    trace_id = _submit(browser, url, question, key)
     assert browser.execute_script("return location.pathname") == f"/ui/trace/{trace_id}"
     return trace_id
 
@@ -114,3 +129,15 @@ def test_a_restricted_document_is_never_shown_outside_its_group(secured, browser
         browser.find_element(By.ID, "show-trace").click()
         wait_for(lambda: browser.find_elements(By.ID, "trace"), "the finance caller's trace")
         assert SALARY_TEXT in browser.page_source
+
+
+def test_with_the_store_off_the_ask_page_shows_the_answer_and_no_address_to_reopen(unkept, browser):
+    console_errors(browser)  # the log so far: other tests' pages (their 404s are meant)
+    browser.get(unkept.url + "/ui")
+    assert "shown here but not kept" in browser.find_element(By.CSS_SELECTOR, ".intro .note").text
+    trace_id = _submit(browser, unkept.url, E4027)
+    assert browser.find_element(By.CSS_SELECTOR, "#answer .badge").text == "answered"
+    assert "Fault Code E4027" in browser.find_element(By.ID, "answer").text
+    assert browser.execute_script("return location.pathname") == "/ui"  # nothing stored to reload
+    assert "not stored" in browser.find_element(By.ID, "trace-header").text and trace_id
+    assert console_errors(browser) == []

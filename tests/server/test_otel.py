@@ -143,6 +143,13 @@ def test_a_chat_request_is_a_sightline_chat_trace(make_app, otel_on):
     assert root.name == "sightline.chat" and root.attributes["sightline.profile"] == "sightline-extractive"
 
 
+def test_the_ui_ask_page_s_request_is_a_sightline_ui_server_trace(make_app, otel_on):
+    response = _ask(make_app().test_client(), "/ui/answer")
+    root, _ = _tree(_received(otel_on, int(response.headers["X-Request-ID"], 16)))
+    assert (root.name, root.kind) == ("sightline.ui", "SPAN_KIND_SERVER")
+    assert root.attributes["sightline.endpoint"] == "ui"
+
+
 def test_a_request_the_loop_refuses_is_one_error_span(make_app, otel_on):
     response = make_app().test_client().post("/rag", json={"query": FUEL_EN, "kb": "nope"})
     assert response.status_code == 404

@@ -1,6 +1,9 @@
-// Sightline /ui: asks POST /rag with the key typed here (in the Authorization header, never in an
-// address), then shows the answer's trace page, fetched with the same header. Pages arrive as HTML
-// the service rendered and escaped; this script only moves that HTML into place and sets text.
+// Sightline /ui: asks POST /ui/answer with the key typed here (in the Authorization header, never in
+// an address); the reply is the answer's trace page, rendered by the host that answered, so no
+// second request is needed. Its address, /ui/trace/<id>, goes into the history only when the trace
+// was stored (X-Sightline-Trace-Stored). A stored trace page is fetched with the same header.
+// Pages arrive as HTML the service rendered and escaped; this script only moves that HTML into
+// place and sets text.
 "use strict";
 (() => {
   const byId = (id) => document.getElementById(id);
@@ -13,9 +16,10 @@
     return key ? Object.assign({}, extra, { Authorization: "Bearer " + key }) : Object.assign({}, extra);
   }
 
-  // Put the #result of a page the service rendered in place of this page's.
-  function swap(html) {
-    const page = new DOMParser().parseFromString(html, "text/html");
+  const parse = (html) => new DOMParser().parseFromString(html, "text/html");
+
+  // Put the #result of a page the service rendered (a parsed document) in place of this page's.
+  function swap(page) {
     const result = page.getElementById("result");
     if (!result) {
       say("The service answered with something that is not a Sightline page.");
@@ -26,11 +30,21 @@
     byId("show-trace").hidden = !onTracePage();
   }
 
-  async function showTrace(path, push) {
-    const response = await fetch(path, { headers: headers({ Accept: "text/html" }), cache: "no-store" });
-    if (push) history.pushState(null, "", path);
+  // Show the page of an answer; its address goes into the history only when the trace can be
+  // reopened there (stored), else the address is the ask page's.
+  function showAnswer(page, stored) {
+    const trace = page.getElementById("trace");
+    const path = stored && trace ? "/ui/trace/" + encodeURIComponent(trace.dataset.traceId) : "/ui";
+    if (path !== location.pathname) history.pushState(null, "", path);
     shown = path;
-    swap(await response.text());
+    swap(page);
+  }
+
+  // Show the stored trace page at `path` (the current address), fetched with the key's header.
+  async function showTrace(path) {
+    const response = await fetch(path, { headers: headers({ Accept: "text/html" }), cache: "no-store" });
+    shown = path;
+    swap(parse(await response.text()));
   }
 
   function refusal(reply) {
@@ -49,17 +63,16 @@
     byId("ask-button").disabled = true;
     say("Answering…");
     try {
-      const response = await fetch("/rag", {
+      const response = await fetch("/ui/answer", {
         method: "POST", body: JSON.stringify(body),
-        headers: headers({ "Content-Type": "application/json", Accept: "application/json" }),
+        headers: headers({ "Content-Type": "application/json", Accept: "text/html" }),
       });
-      const reply = await response.json();
       if (!response.ok) {
-        say(refusal(reply));
+        say(refusal(await response.json()));
         return;
       }
       say("");
-      await showTrace("/ui/trace/" + encodeURIComponent(reply.trace_id), true);
+      showAnswer(parse(await response.text()), response.headers.get("X-Sightline-Trace-Stored") === "true");
     } catch (error) {
       say("The service could not be reached: " + error.message);
     } finally {
@@ -70,10 +83,10 @@
   document.addEventListener("DOMContentLoaded", () => {
     byId("ask").addEventListener("submit", ask);
     byId("show-trace").hidden = !onTracePage();
-    byId("show-trace").addEventListener("click", () => showTrace(location.pathname, false));
+    byId("show-trace").addEventListener("click", () => showTrace(location.pathname));
     window.addEventListener("popstate", () => {
       if (location.pathname === shown) return; // a jump within the page (a citation), not another page
-      if (onTracePage()) showTrace(location.pathname, false);
+      if (onTracePage()) showTrace(location.pathname);
       else location.reload();
     });
   });
