@@ -78,9 +78,9 @@ class Executor:
 
     def _group(self, plan: Plan) -> list[list[RetrievalTask]]:
         """The plan's tasks as searches: tasks that differ only in their KB form one search of
-        those KBs as one corpus (when the plan shares results by relevance and one embedder
-        built them all, so their dense scores compare, and each shares BM25 statistics: a KB on
-        an engine backend has its own); every other task stays alone."""
+        those KBs as one corpus (when the plan shares results by relevance, one embedder built
+        them all, so their dense scores compare, and one backend searches them, so their BM25
+        scores do: `Retriever.corpus_of`); every other task stays alone."""
         if plan.across_kbs != "relevance":
             return [[task] for task in plan.tasks]
         groups: dict[tuple, list[RetrievalTask]] = {}

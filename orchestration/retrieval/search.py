@@ -217,10 +217,12 @@ class Retriever:
         return self.embedder_for(self.kb(name)).name
 
     def corpus_of(self, name: str) -> str:
-        """What KBs searched as one corpus must have in common: "" on the local backend (their
-        BM25 statistics are pooled, federation.py); its own name on an engine backend, whose
-        statistics are the engine's, so such a KB is searched alone."""
-        return "" if self.kb(name).engine is None else name
+        """What KBs searched as one corpus must have in common: their backend. On the local
+        backend their BM25 statistics are pooled (federation.py); on an engine each KB's keyword
+        arm keeps its collection's own statistics, and the arms' rows are merged by raw score
+        as locally (BM25 on both: the same formula over different counts)."""
+        engine = self.kb(name).engine
+        return "" if engine is None else engine.kind
 
     def public_sources(self) -> list[str]:
         """The `source` values of the public documents of every opened KB, sorted (Perception's sources)."""
@@ -281,12 +283,13 @@ class Retriever:
         kbs = [self.kb(name) for name in request.kbs]
         idf = None
         if len(kbs) > 1 and request.search in ("keyword", "hybrid"):
-            for kb in kbs:
-                if kb.engine is not None:
-                    raise RequestError(f"knowledge base '{kb.name}' is searched by {kb.engine.kind}, with the engine's "
-                                       "own BM25 statistics: search it alone, not as one corpus with others",
-                                       field="kb")
-            idf = shared_idf([kb.keyword_index(acl_groups) for kb in kbs], shared.tokenize(request.query))
+            backends = {self.corpus_of(kb.name) for kb in kbs}
+            if len(backends) > 1:
+                raise RequestError(f"knowledge bases {', '.join(kb.name for kb in kbs)} are on different search "
+                                   f"backends, whose BM25 statistics do not compare: search them as one corpus only "
+                                   f"with KBs on the same backend", field="kb")
+            if backends == {""}:  # local: pooled statistics; an engine's are its own per KB
+                idf = shared_idf([kb.keyword_index(acl_groups) for kb in kbs], shared.tokenize(request.query))
         arms: list[KBArm] = []
         factors: dict[KBRow, float] = {}
         for kb in kbs:
@@ -305,7 +308,9 @@ class Retriever:
             else:
                 fused = fuse_across(arms, first.method, first.k, [kb.name for kb in kbs])
                 top, fused_count = fused[:request.top_k], len(fused)
-                op.reason = (f"{len(kbs)} knowledge bases ranked as one corpus (shared BM25 statistics): "
+                statistics = ("shared BM25 statistics" if idf is not None or request.search == "vector"
+                              else "each knowledge base's BM25 statistics its own collection's")
+                op.reason = (f"{len(kbs)} knowledge bases ranked as one corpus ({statistics}): "
                              f"top {request.top_k} by relevance, not per knowledge base")
             op.input_count = sum(a.arm.size for a in arms)
             op.output_count = fused_count

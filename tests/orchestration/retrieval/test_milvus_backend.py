@@ -204,11 +204,38 @@ def test_a_restricted_chunk_never_reaches_an_outside_caller(both, search):
     assert any(r.chunk_id.startswith("hr") for r in inside), "a member of hr reads it"
 
 
-def test_searching_a_milvus_kb_as_one_corpus_with_another_is_refused(both):
+def test_searching_a_milvus_kb_as_one_corpus_with_a_local_one_is_refused(both):
     local, milvus, _ = both
     retriever = Retriever({**local.knowledge_bases, **milvus.knowledge_bases}, local.embedder)
-    with pytest.raises(RequestError, match="engine's own BM25 statistics"):
+    with pytest.raises(RequestError, match="different search backends"):
         retriever.run([SearchRequest("t1", ("local", "milvus"), "fan")], Trace(), now=NOW)
+
+
+def test_kbs_on_the_engine_are_searched_as_one_corpus_each_with_its_own_statistics(both, tmp_path):
+    """A plan sharing its results by relevance over several milvus KBs gets one list: each KB's
+    engine hits merged by raw BM25 score, as the local backend merges its KBs' rows."""
+    _, milvus, _ = both
+    embedder = _StandInEmbedder()
+    settings = _settings(tmp_path, "milvus2", "milvus", _write(tmp_path / "docs", {
+        "apu.md": _doc("APU starter", "The APU starter motor is replaced after 3000 starts. Fan blade checks are "
+                       "weekly on the APU inlet."),
+        "cabin.md": _doc("Cabin pressure", "Cabin pressure is tested monthly; the outflow valve is replaced yearly.")}))
+    ingest(settings, tmp_path / "kb" / "milvus2", embedder, progress=False)
+    second = _open(tmp_path, settings, embedder)
+    retriever = Retriever({**milvus.knowledge_bases, **second.knowledge_bases}, embedder)
+    query = "APU starter fan valve"
+    trace = Trace()
+    (pooled,) = retriever.run([SearchRequest("t1", ("milvus", "milvus2"), query, "keyword", top_k=10)], trace,
+                              now=NOW, acl_groups=())
+    alone = [(r.scores["t1:keyword"], r.kb, r.chunk_id)
+             for name in ("milvus", "milvus2") for r in _run(Retriever({name: retriever.kb(name)}, embedder), query,
+                                                             "keyword")[0]]
+    expected = [(kb, cid) for _, kb, cid in sorted(alone, key=lambda a: -a[0])][:10]
+    assert [(r.kb, r.chunk_id) for r in pooled] == expected
+    assert {r.kb for r in pooled} == {"milvus", "milvus2"}
+    [fusion] = [o for o in trace.operations if o.op == "fuse.arms"]
+    assert "one corpus" in fusion.reason and "its own collection's" in fusion.reason
+    second.kb("milvus2").close()
 
 
 def test_the_engine_bm25_counts_hidden_documents_as_docs_security_says(both, tmp_path):
@@ -331,16 +358,20 @@ def demo_on_milvus(demo_kbs, embedder, tmp_path_factory):
 
 
 def test_the_demo_questions_get_the_same_statuses_and_answers_on_both_backends(demo_kbs, demo_on_milvus):
-    """8 of 8 statuses equal, 7 of 8 answers. The manuals comparison differs: its plan searches
-    the three KBs as one corpus on shared BM25 statistics locally (top_k shared by relevance);
-    a KB on milvus is searched alone (Retriever.corpus_of), so policies' best chunks join the
-    evidence and the A320neo manual's effective-date chunk drops out of it."""
+    """8 of 8 statuses equal, 7 of 8 answers whole. The manuals comparison searches the three KBs
+    as one corpus on both backends (Retriever.corpus_of) and states the same relation; one of
+    its supporting sentences differs, since the keyword arm's statistics are pooled over the
+    three KBs locally and each collection's own on milvus."""
     from benchmarks.backend_latency import QUESTIONS, answers
 
     local, milvus = answers(demo_kbs), answers(demo_on_milvus)
     assert [a["status"] for a in milvus] == [a["status"] for a in local]
     differing = [q for q, a, b in zip(QUESTIONS, local, milvus, strict=True) if a["text"] != b["text"]]
     assert differing == ["Compare the A320neo and 737 MAX 8 manuals: which was effective earlier?"]
+    compared = QUESTIONS.index(differing[0])
+    relation = local[compared]["text"].split("\n")[0]
+    assert relation.startswith("The A320neo date (2023-04-01 [1]") and "is earlier than the 737 MAX 8 date" in relation
+    assert milvus[compared]["text"].split("\n")[0] == relation
 
 
 def test_no_restricted_demo_chunk_reaches_an_anonymous_caller_on_milvus(demo_on_milvus, embedder):
