@@ -308,7 +308,8 @@ class Retriever:
             else:
                 fused = fuse_across(arms, first.method, first.k, [kb.name for kb in kbs])
                 top, fused_count = fused[:request.top_k], len(fused)
-                statistics = ("shared BM25 statistics" if idf is not None or request.search == "vector"
+                statistics = ("one embedder's vectors" if request.search == "vector"
+                              else "shared BM25 statistics" if idf is not None
                               else "each knowledge base's BM25 statistics its own collection's")
                 op.reason = (f"{len(kbs)} knowledge bases ranked as one corpus ({statistics}): "
                              f"top {request.top_k} by relevance, not per knowledge base")
