@@ -3,7 +3,7 @@
 The schema is loaded from the running `secured` service (gunicorn, 2 workers, API keys, a gateway
 header) and each operation is exercised with bounded, derandomized examples (positive and
 negative data) as three callers: anonymous (no credentials), the operator (admin bearer token,
-admin endpoints) and an API key holder (/rag and /kb). Every response goes through every
+admin endpoints) and an API key holder (/rag, /ui/answer and /kb). Every response goes through every
 check schemathesis registers (not_a_server_error, status code / content type / headers /
 response schema conformance, negative data rejection, positive data acceptance, ...).
 No generated request may get a 5xx, and no check may fail.
@@ -30,7 +30,7 @@ from tests.live import ADMIN_TOKEN  # noqa: E402
 
 EXAMPLES_PER_MODE = 25          # positive + negative: 50 generated cases per operation and caller
 ADMIN_PATHS = {"/admin/router", "/admin/reload"}
-KEY_PATHS = {"/rag", "/kb", "/v1/chat/completions", "/v1/models"}
+KEY_PATHS = {"/rag", "/ui/answer", "/kb", "/v1/chat/completions", "/v1/models"}
 # A router.yaml is text, so its schema cannot say which texts are valid configs: a schema-valid body
 # may still be refused (422), and a stale If-Match is refused (412) before the body is read, both as
 # the document says. Every other status rule of the checks stays at schemathesis' defaults.
