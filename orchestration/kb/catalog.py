@@ -35,7 +35,7 @@ def describe_built(config: KBConfig) -> list[dict[str, Any]]:
             out.append(record)
             continue
         try:
-            manifest = read_manifest(build, hint)
+            manifest = read_manifest(build, hint, settings.backend)
         except IndexUnavailable as exc:
             record["problem"] = exc.message
             out.append(record)

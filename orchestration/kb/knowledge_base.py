@@ -27,7 +27,7 @@ from ..retrieval.milvus_backend import MilvusBackend
 from . import layout
 from .config import KBSettings
 from .integrity import BuildFiles, stamp
-from .manifest import read_manifest, verify
+from .manifest import read_manifest, served_files, verify
 from .store import ChunkStore
 
 
@@ -100,7 +100,9 @@ class KnowledgeBase:
         self._failed = None
 
     def _open(self, build: Path) -> None:
-        manifest = read_manifest(build, self.rebuild_hint)
+        backend = self.settings.backend
+        manifest = read_manifest(build, self.rebuild_hint, backend)
+        served = dict(manifest, files=served_files(manifest, backend))  # what this process reads and watches
         built_with = manifest.get("embedder", {}).get("name")
         if built_with not in self.accepted:
             raise IndexUnavailable(
@@ -113,7 +115,7 @@ class KnowledgeBase:
             raise IndexUnavailable(f"knowledge base '{self.name}': build {build} cannot be opened ({exc}); "
                                    f"{self.rebuild_hint}", field=self.name) from exc
         try:
-            damaged = verify(build, manifest)
+            damaged = verify(build, served)
             if damaged:
                 raise IndexUnavailable(
                     f"knowledge base '{self.name}' at {build} is damaged: {', '.join(damaged)} "
@@ -121,15 +123,17 @@ class KnowledgeBase:
                     f"{self.rebuild_hint}", field=self.name)
             store = ChunkStore(build / "chunks.sqlite")
             bm25 = BM25Index.load(build / "bm25")
-            dense = DenseIndex.load(build / "dense", self.settings.dense)
+            # on an engine backend the engine searches the vectors: its hosts need no dense index
+            dense = DenseIndex.load(build / "dense", self.settings.dense) if backend == "local" else None
             columns = FilterColumns.load(build / "columns")
             count = manifest["counts"]["chunks"]
-            if not (bm25.n_docs == dense.size == columns.day.shape[0] == count):
-                raise IndexUnavailable(f"{build}: index sizes disagree (bm25 {bm25.n_docs}, dense {dense.size}, "
-                                       f"manifest {count}); {self.rebuild_hint}", field=self.name)
+            if not (bm25.n_docs == columns.day.shape[0] == count and (dense is None or dense.size == count)):
+                raise IndexUnavailable(f"{build}: index sizes disagree (bm25 {bm25.n_docs}, "
+                                       f"dense {dense.size if dense else '-'}, manifest {count}); "
+                                       f"{self.rebuild_hint}", field=self.name)
             chunk_ids = store.chunk_ids()
             engine = self._engine(build, manifest, columns)
-            files = BuildFiles(self.name, build, manifest, self.rebuild_hint)  # sizes as mapped = the manifest's
+            files = BuildFiles(self.name, build, served, self.rebuild_hint)  # sizes as mapped = the manifest's
         except SearchEngineUnavailable:  # the build is whole: no rebuild hint
             layout.release(hold_fd)
             raise
@@ -226,7 +230,7 @@ class KnowledgeBase:
                 "built_at": self.manifest.get("built_at"),
                 "build_id": self.build_dir.name if self.build_dir else None,
                 "embedder": self.manifest.get("embedder"),
-                "dense_index": self.dense.kind if self.dense else None}
+                "dense_index": self.dense.kind if self.dense else self.engine.kind if self.engine else None}
 
 
 def _file_stamps(build: Path) -> tuple:

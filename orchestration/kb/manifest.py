@@ -3,7 +3,9 @@
 It is written last, so a build directory without a manifest is an unfinished build; writing it
 seals the build (every file read-only: builds are immutable). Opening a knowledge base checks
 every file the manifest lists exists with its recorded size; `verify()` also re-computes the
-checksums, and integrity.BuildFiles watches the sizes while the build is served.
+checksums, and integrity.BuildFiles watches the sizes while the build is served. A KB on an
+engine backend is served without the files the engine holds (`served_files`): its hosts may be
+given the build without `dense/`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from typing import Any
 from core.errors import IndexUnavailable
 
 MANIFEST = "manifest.json"
+# per backend: the build's folders a serving process never reads, since the engine holds them
+ENGINE_HELD = {"milvus": ("dense/",)}
 FORMAT_VERSION = 2  # 2: the BM25 index stores term frequencies and row lengths (per-caller statistics)
 READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH  # 0444
 
@@ -62,8 +66,17 @@ def seal(build_dir: Path) -> None:
             path.chmod(READ_ONLY)
 
 
-def read_manifest(build_dir: Path, rebuild_hint: str) -> dict[str, Any]:
-    """The manifest of a build, after checking its files exist with their recorded sizes.
+def served_files(manifest: dict[str, Any], backend: str = "local") -> dict[str, Any]:
+    """The files of a build (the manifest's `files`) that a process serving it on `backend`
+    reads: all of them locally; on milvus all but the dense index, whose vectors are the
+    engine's (the build host keeps it: the next ingest reuses its vectors)."""
+    held = ENGINE_HELD.get(backend, ())
+    return {name: info for name, info in manifest.get("files", {}).items() if not name.startswith(held)}
+
+
+def read_manifest(build_dir: Path, rebuild_hint: str, backend: str = "local") -> dict[str, Any]:
+    """The manifest of a build, after checking the files served on `backend` (`served_files`)
+    exist with their recorded sizes.
 
     Raises:
         IndexUnavailable: naming the directory, what is wrong and `rebuild_hint`.
@@ -80,7 +93,7 @@ def read_manifest(build_dir: Path, rebuild_hint: str) -> dict[str, Any]:
         raise IndexUnavailable(f"{build_dir} was built by an incompatible version "
                                f"(format {manifest.get('format_version')}, expected {FORMAT_VERSION}); "
                                f"{rebuild_hint}", field=str(build_dir))
-    for name, info in manifest.get("files", {}).items():
+    for name, info in served_files(manifest, backend).items():
         file = build_dir / name
         if not file.is_file():
             raise IndexUnavailable(f"{build_dir}: file {name} is missing; {rebuild_hint}", field=str(build_dir))

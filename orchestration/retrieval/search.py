@@ -452,7 +452,8 @@ class Retriever:
     def _vector(self, kb, request, vector, candidates, allowed, visible, seen, weights, trace, shared: _Shared,
                 acl_groups: Sequence[str] | None) -> RowList:
         with trace.operation("retrieve.vector", task=request.id, kb=kb.name, k=candidates,
-                             index=kb.dense.kind, filters=request.filters.to_dict(), **_backend_params(kb)) as op:
+                             index=kb.dense.kind if kb.dense is not None else kb.engine.kind,
+                             filters=request.filters.to_dict(), **_backend_params(kb)) as op:
             key = (kb.name, request.query)
             if kb.engine is None and key not in shared.dense:  # an exact index scans every vector once per query
                 shared.dense[key] = kb.dense.scan(vector)

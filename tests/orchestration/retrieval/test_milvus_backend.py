@@ -11,13 +11,14 @@ The `milvus` extra is installed by `make setup`: these tests run in CI, on real 
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from core.errors import ConfigError, RequestError, SearchEngineUnavailable
+from core.errors import ConfigError, IndexUnavailable, RequestError, SearchEngineUnavailable
 from orchestration.kb import layout
 from orchestration.kb.config import KBSettings, MilvusSettings, parse_kb_config
 from orchestration.kb.ingest import ingest
@@ -236,6 +237,34 @@ def test_kbs_on_the_engine_are_searched_as_one_corpus_each_with_its_own_statisti
     [fusion] = [o for o in trace.operations if o.op == "fuse.arms"]
     assert "one corpus" in fusion.reason and "its own collection's" in fusion.reason
     second.kb("milvus2").close()
+
+
+def test_a_serving_host_of_a_milvus_kb_needs_no_dense_index_and_one_of_a_local_kb_does(both, tmp_path):
+    """Each KB's build published to a serving host without `dense/` (docs/SCALE.md): the milvus
+    KB opens and answers as on the build host (the engine holds its vectors); the local one is
+    refused, naming the missing file."""
+    local, milvus, root = both
+    embedder = _StandInEmbedder()
+    opened = {}
+    for name, retriever in (("local", local), ("milvus", milvus)):
+        host = tmp_path / "host" / name
+        shutil.copytree(root / "kb" / name, host, symlinks=True)
+        build = layout.current_build(host)
+        assert build is not None and (build / "dense" / "index.faiss").is_file()
+        shutil.rmtree(build / "dense")
+        settings = retriever.kb(name).settings
+        opened[name] = KnowledgeBase(settings, host, embedder.name)
+    with pytest.raises(IndexUnavailable, match=r"file dense/\S+ is missing"):
+        opened["local"].warm_up()
+    served = Retriever({"milvus": opened["milvus"]}, embedder)
+    served.warm_up()
+    assert opened["milvus"].dense is None and opened["milvus"].describe()["dense_index"] == "milvus"
+    for search in ("vector", "hybrid"):
+        on_host, trace = _run(served, "fan vibration limit", search)
+        on_build_host, _ = _run(milvus, "fan vibration limit", search)
+        assert [r.chunk_id for r in on_host] == [r.chunk_id for r in on_build_host] and on_host
+    assert [o.params["index"] for o in trace.operations if o.op == "retrieve.vector"] == ["milvus"]
+    opened["milvus"].close()
 
 
 def test_the_engine_bm25_counts_hidden_documents_as_docs_security_says(both, tmp_path):
