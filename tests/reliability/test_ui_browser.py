@@ -82,8 +82,9 @@ def test_asking_shows_the_answer_and_a_citation_jumps_to_its_highlighted_passage
     mark = browser.find_element(By.ID, target)
     assert mark.tag_name == "mark" and mark.find_element(By.XPATH, "ancestor::div[@class='source']")
     assert " ".join(mark.text.split()) in " ".join(claim.text.split())  # the claim's own sentence, highlighted
-    in_view = browser.execute_script("const r = arguments[0].getBoundingClientRect();"  # layout is sub-pixel:
-                                      "return r.top > -1 && r.bottom < innerHeight + 1;", mark)  # a jump may end at -0.2
+    # layout is sub-pixel: a jump may leave the passage's top at -0.2
+    in_view = browser.execute_script("const r = arguments[0].getBoundingClientRect();"
+                                      "return r.top > -1 && r.bottom < innerHeight + 1;", mark)
     assert in_view and browser.execute_script("return document.querySelector(':target') === arguments[0]", mark)
     source = mark.find_element(By.XPATH, "ancestor::div[@class='source']")
     assert "Fault Code E4027" in source.text and "effective" in source.text and "manuals /" in source.text
