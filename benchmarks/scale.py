@@ -71,6 +71,8 @@ NOW = dt.date(2025, 7, 10)
 SECTIONS = (4, 7)  # headings per document
 SENTENCE_WORDS = (8, 28)
 SECTION_WORDS = (120, 260)
+QUESTION_FORMS = ("What is the {} of {}?", "How does {} affect {}?", "When was {} added to {}?",
+                  "Why is {} used in {}?")  # the loop's questions, two drawn phrases each
 SEARCH = {"keyword": "keyword", "dense": "vector", "hybrid": "hybrid"}  # the report's arm -> SearchRequest.search
 
 
@@ -199,15 +201,14 @@ class RandomUnitEmbedder:
 
 def _config(data_dir: Path, ef_construction: int | None, backend: str = "local") -> Any:
     """The scale KB's config: the local backend, or `milvus` in a milvus-lite file under `data_dir`."""
-    from orchestration.kb.config import KBConfig, KBSettings, MilvusSettings
+    from orchestration.kb.config import KBConfig, KBSettings
 
     settings = KBSettings(name=KB)
     if ef_construction is not None:
         settings = replace(settings, dense=replace(settings.dense, ef_construction=ef_construction))
-    if backend == "milvus":
-        settings = replace(settings, backend="milvus",
-                           milvus=MilvusSettings(uri=str(data_dir / MILVUS_DIR / "scale.db"), collection=KB))
-    return KBConfig(data_dir=data_dir, embedder="minilm", embedder_threads=None, knowledge_bases={KB: settings})
+    config = KBConfig(data_dir=data_dir, embedder="minilm", embedder_threads=None, knowledge_bases={KB: settings})
+    return config.on_milvus(data_dir, str(data_dir / MILVUS_DIR / "scale.db"), prefix="") if backend == "milvus" \
+        else config
 
 
 def _peak_rss_mb() -> float:
@@ -274,9 +275,9 @@ def worker(data_dir: Path, ef_construction: int | None, queries: int, questions:
     retriever = loop.retriever
     open_s = time.perf_counter() - started
     rss["opened"] = _rss()
-    sampler = Sampler(*vocabulary(), seed=seed + 7)
-    rng = np.random.default_rng(seed + 7)
-    texts = [" ".join(sampler.content(int(rng.integers(2, 6)))) for _ in range(queries)]
+    kb = retriever.kb(KB)
+    assert kb.store is not None
+    texts, rows, asked, sampler = worker_texts(kb.store.count(), queries, questions, seed)
     times: dict[str, list[float]] = {"keyword": [], "dense": [], "hybrid": []}
     embed: list[float] = []
     for i, text in enumerate(texts):
@@ -290,9 +291,6 @@ def worker(data_dir: Path, ef_construction: int | None, queries: int, questions:
         retriever.embedder.queries([text + " again"])
         embed.append((time.perf_counter() - t0) * 1000)
     # self-check: four of a stored chunk's rarer words find that chunk in the keyword arm's top 10
-    kb = retriever.kb(KB)
-    assert kb.store is not None
-    rows = rng.choice(kb.store.count(), size=min(20, kb.store.count()), replace=False)
     rank = {w: r for r, w in enumerate(sampler.words.tolist())}
     hits, probes = 0, []
     for chunk in kb.store.get_rows([int(r) for r in rows]):
@@ -304,7 +302,7 @@ def worker(data_dir: Path, ef_construction: int | None, queries: int, questions:
         probes.append({"query": query, "chunk_id": chunk.chunk_id, "found": hit,
                        "top_text_has_words": bool(found) and all(w in found[0].text.lower() for w in words)})
     rss["after_queries"] = _rss()
-    loop_ms = _loop_times(loop, sampler, rng, questions)
+    loop_ms = _loop_times(loop, asked)
     rss["after_loop"] = _rss()
     return {"open_s": round(open_s, 2), "rss_mb": rss, "peak_rss_mb": round(_peak_rss_mb(), 1),
             "latency": {**{mode: _summary(v) for mode, v in times.items()}, "embed_query": _summary(embed),
@@ -313,16 +311,28 @@ def worker(data_dir: Path, ef_construction: int | None, queries: int, questions:
             "dense_kind": kb.dense.kind if kb.dense is not None else None}
 
 
-def _loop_times(loop: Any, sampler: Sampler, rng: np.random.Generator, questions: int) -> list[float]:
-    """`AnswerLoop.answer` ms over `questions` questions (the first one untimed)."""
+def worker_texts(chunks: int, queries: int, questions: int, seed: int
+                 ) -> tuple[list[str], np.ndarray, list[str], Sampler]:
+    """What the worker stage asks of a KB of `chunks` chunks, drawn in one order from `seed`: its
+    `queries` retrieval queries (2-5 words), the self-check's rows (20 at most), its `questions`
+    + 1 loop questions (the first untimed) of QUESTION_FORMS, and the sampler that drew them
+    (benchmarks/worker_memory.py replays the same texts over HTTP)."""
+    sampler = Sampler(*vocabulary(), seed=seed + 7)
+    rng = np.random.default_rng(seed + 7)
+    texts = [" ".join(sampler.content(int(rng.integers(2, 6)))) for _ in range(queries)]
+    rows = rng.choice(chunks, size=min(20, chunks), replace=False)
+    asked = [QUESTION_FORMS[i % len(QUESTION_FORMS)].format(
+        *(" ".join(sampler.content(int(rng.integers(1, 3)))) for _ in range(2))) for i in range(questions + 1)]
+    return texts, rows, asked, sampler
+
+
+def _loop_times(loop: Any, asked: list[str]) -> list[float]:
+    """`AnswerLoop.answer` ms over the questions (the first one untimed)."""
     from server.context import RequestContext
     from server.loop import AskRequest
 
-    forms = ("What is the {} of {}?", "How does {} affect {}?", "When was {} added to {}?", "Why is {} used in {}?")
     out = []
-    for i in range(questions + 1):
-        a, b = (" ".join(sampler.content(int(rng.integers(1, 3)))) for _ in range(2))
-        question = forms[i % len(forms)].format(a, b)
+    for i, question in enumerate(asked):
         loop.retriever.forget_vectors()
         t0 = time.perf_counter()
         loop.answer(AskRequest(query=question, context=RequestContext.create(NOW)))

@@ -45,7 +45,6 @@ from evaluation.stats import percentile
 FIELDS = ("Rss", "Pss", "Pss_Anon", "Pss_File", "Pss_Shmem", "Shared_Clean", "Shared_Dirty", "Private_Clean",
           "Private_Dirty")
 TABLE = ("Rss", "Pss", "Pss_Anon", "Pss_File", "USS")
-FORMS = ("What is the {} of {}?", "How does {} affect {}?", "When was {} added to {}?", "Why is {} used in {}?")
 
 
 # --- reading the kernel's figures ----------------------------------------------------------------
@@ -92,29 +91,21 @@ def reading(master: int) -> list[dict[str, Any]]:
 
 def scale_questions(chunks: int, queries: int = 200, questions: int = 50, seed: int = 0
                     ) -> tuple[list[str], list[str]]:
-    """`benchmarks/scale.py`'s worker stage's texts for a KB of `chunks` chunks: (its questions + 1,
-    the first untimed, as `_loop_times` asks them; its `queries` retrieval queries)."""
-    import numpy as np
+    """`benchmarks/scale.py`'s worker stage's texts for a KB of `chunks` chunks (`worker_texts`):
+    (its questions + 1, the first untimed, as `_loop_times` asks them; its `queries` retrieval
+    queries)."""
+    from benchmarks.scale import worker_texts
 
-    from benchmarks.scale import Sampler, vocabulary
-
-    sampler = Sampler(*vocabulary(), seed=seed + 7)
-    rng = np.random.default_rng(seed + 7)
-    texts = [" ".join(sampler.content(int(rng.integers(2, 6)))) for _ in range(queries)]
-    rng.choice(chunks, size=min(20, chunks), replace=False)  # the self-check's rows: the generator moves on
-    asked = []
-    for i in range(questions + 1):
-        a, b = (" ".join(sampler.content(int(rng.integers(1, 3)))) for _ in range(2))
-        asked.append(FORMS[i % len(FORMS)].format(a, b))
+    texts, _rows, asked, _sampler = worker_texts(chunks, queries, questions, seed)
     return asked, texts
 
 
 def other_questions(n: int, seed: int = 1000) -> list[str]:
     """`n` questions of scale.py's forms from another seed (warm-up that repeats no load question)."""
-    from benchmarks.scale import Sampler, vocabulary
+    from benchmarks.scale import QUESTION_FORMS, Sampler, vocabulary
 
     sampler = Sampler(*vocabulary(), seed=seed)
-    return [FORMS[i % len(FORMS)].format(*(" ".join(sampler.content(1 + i % 2)) for _ in range(2)))
+    return [QUESTION_FORMS[i % len(QUESTION_FORMS)].format(*(" ".join(sampler.content(1 + i % 2)) for _ in range(2)))
             for i in range(n)]
 
 

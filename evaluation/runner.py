@@ -14,7 +14,7 @@ import datetime as dt
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +130,15 @@ SCORERS: dict[str, tuple[Callable, int, Callable[[EvalQuery], bool]]] = {
 RETRIEVAL_SETS = tuple(SCORERS)  # scored on the chunks retrieved; the others through the answers
 
 
+def require_backend_for(sets: Sequence[str], backend: str) -> None:
+    """Return when every set can be evaluated on `backend`; RequestError naming those that cannot
+    (an engine backend serves the retrieval sets only, RETRIEVAL_SETS)."""
+    refused = [name for name in sets if backend != "local" and name not in RETRIEVAL_SETS]
+    if refused:
+        raise RequestError(f"--backend {backend} applies to the retrieval sets ({', '.join(RETRIEVAL_SETS)}); "
+                           f"evaluate {', '.join(refused)} on the local backend", field="backend")
+
+
 def run_retrieval_modes(name: str, kb: str, retriever: Retriever, items: list[EvalQuery], progress: bool
                         ) -> tuple[dict, dict, dict]:
     """metrics, latency (per mode: total and per stage) and by_type for bm25 / dense / hybrid."""
@@ -183,9 +192,7 @@ def run_set(name: str, data_dir: Path | None = None, queries: Path | None = None
     """
     if name not in SETS:
         raise ValueError(f"unknown set {name}")
-    if backend != "local" and name not in RETRIEVAL_SETS:
-        raise RequestError(f"--backend {backend} applies to the retrieval sets ({', '.join(RETRIEVAL_SETS)}); "
-                           f"evaluate {name} on the local backend", field="backend")
+    require_backend_for([name], backend)
     started = time.perf_counter()
     from .report import commit_state
 

@@ -19,10 +19,9 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ..retrieval.bm25 import BM25Index, BM25Params, floored_idf, length_norm
+from ..retrieval.bm25 import BM25Index, BM25Params, posting_weights
 
 BLOCK_ROWS = 8192  # rows whose term counts are gathered before they go to the scratch file
-WEIGHT_SLICE = 1 << 22  # postings weighed at a time (float64 temporaries of 32 MB each)
 
 
 class BM25Builder:
@@ -104,7 +103,7 @@ class BM25Builder:
             indices, tf = self._place(indptr)
             doc_len = np.frombuffer(self._doc_len, dtype=np.int64).copy()
             self._doc_len = array("q")
-            data, avgdl, mean_idf = _weights(self.params, n_docs, df, doc_len, indptr, indices, tf)
+            data, avgdl, mean_idf = posting_weights(self.params, n_docs, df, doc_len, indptr, indices, tf)
             stats = {"avgdl": avgdl, "mean_idf": mean_idf, "n_terms": int(len(self.vocab)),
                      "n_postings": int(indices.size)}
             return BM25Index(self.vocab, indptr, indices, data, n_docs, self.params, stats,
@@ -132,18 +131,3 @@ class BM25Builder:
             cursor[by_term[starts]] += run
         return indices, tf
 
-
-def _weights(params: BM25Params, n_docs: int, df: np.ndarray, doc_len: np.ndarray, indptr: np.ndarray,
-             indices: np.ndarray, tf: np.ndarray) -> tuple[np.ndarray, float, float]:
-    """Each posting's BM25Okapi weight (float32), the mean length and the mean IDF, computed with the
-    same operations in the same order as `BM25Index.build_from_term_ids`, a slice of postings at a time."""
-    avgdl = doc_len.sum() / n_docs
-    idf, mean_idf = floored_idf(params, n_docs, df)
-    norm = length_norm(params, doc_len, avgdl)
-    data = np.empty(indices.size, dtype=np.float32)
-    for start in range(0, indices.size, WEIGHT_SLICE):
-        end = min(start + WEIGHT_SLICE, indices.size)
-        term_of_entry = np.searchsorted(indptr, np.arange(start, end), side="right") - 1
-        f = tf[start:end].astype(np.float64)
-        data[start:end] = idf[term_of_entry] * f * (params.k1 + 1) / (f + norm[indices[start:end]])
-    return data, float(avgdl), float(mean_idf)

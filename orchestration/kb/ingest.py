@@ -54,7 +54,7 @@ from .documents import Document, Skipped, iter_documents
 from .embed_pool import check_workers, embed_in_workers
 from .manifest import read_manifest, write_manifest
 from .metadata import COUNTED_FIELDS, DOCUMENT_DATE_FIELDS, FieldMap
-from .store import ChunkStore, StoredChunk, StoreWriter
+from .store import ChunkStore, StoredChunk, StoreWriter, indexed_text
 
 EMBED_BATCH = 64
 REUSE_BATCH = 8192  # vectors of unchanged chunks copied from the current build at a time
@@ -354,7 +354,7 @@ def _chunk_documents(documents: Iterable[Document], total: int, settings: KBSett
                 metadata.setdefault("section", piece.section)
             if piece.has_code:
                 metadata["has_code"] = True  # the chunk holds a fenced code block (quoted only for config questions)
-            indexed = f"{doc.title}\n{piece.text}" if doc.title else piece.text
+            indexed = indexed_text(doc.title, piece.text)
             entities = [e.to_dict() for e in extract_entities(indexed)]
             yield StoredChunk(
                 row=row, chunk_id=f"{doc.id}#{piece.position}", doc_id=doc.id,
@@ -422,7 +422,7 @@ def _previous_vectors(kb_dir: Path, embedder: Embedder) -> _PreviousVectors | No
 
 
 def _batches(todo: Iterable[tuple[int, str]], size: int) -> Iterator[tuple[list[int], list[str]]]:
-    """(rows, texts) of each `size` consecutive items of `todo`."""
+    """(rows, texts) of each `size` consecutive (row, text) items of `todo` (a text or its hash)."""
     rows: list[int] = []
     texts: list[str] = []
     for row, text in todo:
@@ -461,25 +461,13 @@ def _reuse(store: ChunkStore, previous: _PreviousVectors | None, vectors: np.nda
     reused = np.zeros(vectors.shape[0], dtype=bool)
     if previous is None:
         return reused
-    rows: list[int] = []
-    hashes: list[str] = []
-
-    def copy() -> None:
+    for rows, hashes in _batches(store.iter_hashes(), REUSE_BATCH):
         old = previous.rows_of(_digests(hashes))
         new = np.asarray(rows, dtype=np.int64)
         keep = old >= 0
         if keep.any():
             vectors[new[keep]] = previous.index.reconstruct(old[keep])
             reused[new[keep]] = True
-        rows.clear()
-        hashes.clear()
-
-    for row, text_hash in store.iter_hashes():
-        rows.append(row)
-        hashes.append(text_hash)
-        if len(rows) == REUSE_BATCH:
-            copy()
-    copy()
     return reused
 
 

@@ -56,6 +56,26 @@ def length_norm(params: BM25Params, doc_len: np.ndarray, avgdl: float) -> np.nda
     """Each row's k1 x (1 - b + b x length / mean length), the denominator's length term."""
     return params.k1 * (1 - params.b + params.b * doc_len / avgdl) if avgdl else np.full(doc_len.size, params.k1)
 
+
+WEIGHT_SLICE = 1 << 22  # postings weighed at a time (float64 temporaries of 32 MB each)
+
+
+def posting_weights(params: BM25Params, n_docs: int, df: np.ndarray, doc_len: np.ndarray, indptr: np.ndarray,
+                    indices: np.ndarray, tf: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """Each posting's BM25Okapi weight (float32) of a term x row matrix in CSR form (`indptr`,
+    `indices`: rows, `tf`: counts), the mean length and the mean IDF; WEIGHT_SLICE postings at a
+    time, so a large index needs no float64 copy of every posting."""
+    avgdl = doc_len.sum() / n_docs
+    idf, mean_idf = floored_idf(params, n_docs, df)
+    norm = length_norm(params, doc_len, avgdl)
+    data = np.empty(indices.size, dtype=np.float32)
+    for start in range(0, indices.size, WEIGHT_SLICE):
+        end = min(start + WEIGHT_SLICE, indices.size)
+        term_of_entry = np.searchsorted(indptr, np.arange(start, end), side="right") - 1
+        f = tf[start:end].astype(np.float64)
+        data[start:end] = idf[term_of_entry] * f * (params.k1 + 1) / (f + norm[indices[start:end]])
+    return data, float(avgdl), float(mean_idf)
+
 class BM25Index:
     """Posting lists of precomputed BM25 weights plus the vocabulary.
 
@@ -105,17 +125,11 @@ class BM25Index:
         tf.sum_duplicates()
         tf.sort_indices()
         df = np.diff(tf.indptr)
-        avgdl = doc_len.sum() / n_docs
-        idf, mean_idf = floored_idf(params, n_docs, df)
-        norm = length_norm(params, doc_len, avgdl)
-        term_of_entry = np.repeat(np.arange(tf.shape[0]), df)
-        f = tf.data
-        weights = idf[term_of_entry] * f * (params.k1 + 1) / (f + norm[tf.indices])
-        stats = {"avgdl": float(avgdl), "mean_idf": float(mean_idf), "n_terms": int(len(vocab)),
-                 "n_postings": int(f.size)}
-        return cls(vocab, tf.indptr.astype(np.int64), tf.indices.astype(np.int32),
-                   weights.astype(np.float32), n_docs, params, stats,
-                   tf=f.astype(np.int32), doc_len=doc_len.astype(np.int32))
+        counts = tf.data.astype(np.int32)
+        weights, avgdl, mean_idf = posting_weights(params, n_docs, df, doc_len, tf.indptr, tf.indices, counts)
+        stats = {"avgdl": avgdl, "mean_idf": mean_idf, "n_terms": int(len(vocab)), "n_postings": int(counts.size)}
+        return cls(vocab, tf.indptr.astype(np.int64), tf.indices.astype(np.int32), weights, n_docs, params, stats,
+                   tf=counts, doc_len=doc_len.astype(np.int32))
 
     # --- persistence -------------------------------------------------------------------
 

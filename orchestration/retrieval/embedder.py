@@ -92,11 +92,11 @@ class MiniLMOnnxEmbedder:
     # Short query batches run on one thread: a thread team costs more than it saves on a few
     # short texts, and under contention (several workers on 2 cores) its threads spin-wait.
     QUERY_BATCH = 8
-    # Texts per ONNX run: one. Padding a run to its longest text costs more than a run's overhead
-    # saves (160 SciFact abstracts on one thread: 26 passages/s one at a time, 20 in runs of 4),
-    # and activations grow with the run (peak RSS 1.78 GB at 64 passages of 256 tokens, 0.5 GB at
-    # 4). The vectors are the same either way (the packaged model's activations are fp32).
-    RUN_BATCH = 1
+    # One text per ONNX run (`_run`): padding a run to its longest text costs more than a run's
+    # overhead saves (160 SciFact abstracts on one thread: 26 passages/s one at a time, 20 in runs
+    # of 4), and activations grow with the run (peak RSS 1.78 GB at 64 passages of 256 tokens,
+    # 0.5 GB at 4). Passages get the same vectors either way (the packaged model's activations
+    # are fp32); queries need it (`queries`).
 
     def __init__(self, threads: int | None = None) -> None:
         self.threads = threads  # threads for passage (ingest) batches; None: every core
@@ -163,22 +163,18 @@ class MiniLMOnnxEmbedder:
             self._sessions[role, threads] = session
             return session
 
-    def _run(self, texts: Sequence[str], role: str, threads: int, batch_size: int) -> np.ndarray:
+    def _run(self, texts: Sequence[str], role: str, threads: int) -> np.ndarray:
+        """Mean-pooled, normalised vectors of `texts`, each text in a run of its own (unpadded)."""
         session = self._session(role, threads)
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        encodings = self._tokenizer.encode_batch(list(texts))
-        # batches of similar length pad less
-        order = sorted(range(len(texts)), key=lambda i: sum(encodings[i].attention_mask))
-        batch_size = min(batch_size, self.RUN_BATCH)
-        for start in range(0, len(order), batch_size):
-            rows = order[start:start + batch_size]
-            width = max(sum(encodings[i].attention_mask) for i in rows)
-            ids = np.array([encodings[i].ids[:width] for i in rows], dtype=np.int64)
-            mask = np.array([encodings[i].attention_mask[:width] for i in rows], dtype=np.int64)
+        for row, encoding in enumerate(self._tokenizer.encode_batch(list(texts))):
+            width = sum(encoding.attention_mask)
+            ids = np.array([encoding.ids[:width]], dtype=np.int64)
+            mask = np.array([encoding.attention_mask[:width]], dtype=np.int64)
             hidden = session.run(None, {"input_ids": ids, "attention_mask": mask,
                                         "token_type_ids": np.zeros_like(ids)})[0]
             weights = mask[:, :, None].astype(np.float32)
-            out[rows] = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            out[row] = ((hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9))[0]
         return _normalise(out)
 
     def queries(self, texts: Sequence[str]) -> np.ndarray:
@@ -188,13 +184,14 @@ class MiniLMOnnxEmbedder:
         if not texts:
             return _empty(self.dim)
         threads = 1 if len(texts) <= self.QUERY_BATCH else self._batch_threads()
-        return self._run(texts, QUERY, threads, batch_size=1)
+        return self._run(texts, QUERY, threads)
 
     def passages(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """See Embedder.passages; `batch_size` changes nothing here: each text runs alone."""
         if not texts:
             return _empty(self.dim)
         threads = 1 if len(texts) <= self.QUERY_BATCH else self._batch_threads()
-        return self._run(texts, PASSAGE, threads, batch_size)
+        return self._run(texts, PASSAGE, threads)
 
     def _batch_threads(self) -> int:
         return self.threads or os.cpu_count() or 1

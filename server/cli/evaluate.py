@@ -5,16 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from core.errors import RequestError
-
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from evaluation.runner import RETRIEVAL_SETS, run_sets
+    from evaluation.runner import require_backend_for, run_sets
 
-    answer_sets = [s for s in args.sets if s not in RETRIEVAL_SETS]
-    if args.backend != "local" and answer_sets:  # refused before any set runs
-        raise RequestError(f"--backend {args.backend} applies to the retrieval sets ({', '.join(RETRIEVAL_SETS)}); "
-                           f"evaluate {', '.join(answer_sets)} on the local backend", field="backend")
+    require_backend_for(args.sets, args.backend)  # before any set runs
     sets = [s for s in args.sets if s != "docs"]
     results = run_sets(sets, data_dir=args.data, queries=args.queries, limit=args.limit,
                        out_dir=args.out, progress=not args.json, split=args.split, backend=args.backend) if sets else []

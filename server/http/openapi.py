@@ -321,6 +321,20 @@ def _html(description: str) -> dict:
     return {"description": description, "content": {"text/html": {"schema": STR}}}
 
 
+def _answer_errors(limits: RequestLimits, caller_errors: dict) -> dict[str, Any]:
+    """The error responses of a question asked with /rag's request (POST /rag, POST /ui/answer)."""
+    return {
+        "400": _error_response("Malformed JSON, a wrong type, an unknown field or a value over a limit; "
+                               "`field` names it."),
+        **caller_errors,
+        "404": _error_response("Unknown knowledge base; the message lists the known ones."),
+        "405": _error_response("Method not allowed (only POST)."),
+        "413": _error_response(f"Body larger than {limits.max_body_bytes} bytes."),
+        "500": _error_response("Internal error; the message gives the request id to report."),
+        "503": _error_response("Not ready: an index or the config failed to load (the reason says which)."),
+    }
+
+
 def _ui_paths(limits: RequestLimits, callers: list, caller_errors: dict) -> dict[str, Any]:
     """The /ui pages (server/http/ui.py): HTML, errors included; and POST /ui/answer, /rag's request
     answered with the trace page, its errors /rag's JSON."""
@@ -346,14 +360,7 @@ def _ui_paths(limits: RequestLimits, callers: list, caller_errors: dict) -> dict
                                                                                  "insufficient."},
                             "X-Sightline-Config-Version": {"schema": STR, "description": "The router config "
                                                            "version that served the answer."}}},
-                "400": _error_response("Malformed JSON, a wrong type, an unknown field or a value over a limit; "
-                                       "`field` names it (as POST /rag)."),
-                **caller_errors,
-                "404": _error_response("Unknown knowledge base; the message lists the known ones."),
-                "405": _error_response("Method not allowed (only POST)."),
-                "413": _error_response(f"Body larger than {limits.max_body_bytes} bytes."),
-                "500": _error_response("Internal error; the message gives the request id to report."),
-                "503": _error_response("Not ready: an index or the config failed to load (the reason says which)."),
+                **_answer_errors(limits, caller_errors),
             }}},
         "/ui/trace/{trace_id}": {"get": {
             "summary": "The stored trace of an answer, for the caller that asked it or the admin (HTML)",
@@ -424,14 +431,7 @@ def build_openapi(limits: RequestLimits = RequestLimits(), version: str = "0.1.0
                             "description": f"At most {limits.max_body_bytes} bytes."},
             "responses": {
                 "200": _json("RagResponse", "The answer, its citations and how it was reached."),
-                "400": _error_response("Malformed JSON, a wrong type, an unknown field or a value over a limit; "
-                                       "`field` names it."),
-                **caller_errors,
-                "404": _error_response("Unknown knowledge base; the message lists the known ones."),
-                "405": _error_response("Method not allowed (only POST)."),
-                "413": _error_response(f"Body larger than {limits.max_body_bytes} bytes."),
-                "500": _error_response("Internal error; the message gives the request id to report."),
-                "503": _error_response("Not ready: an index or the config failed to load (the reason says which)."),
+                **_answer_errors(limits, caller_errors),
             }}},
         **_ui_paths(limits, callers, caller_errors),
         "/healthz": {"get": {"summary": "Liveness: the process answers", "operationId": "healthz",

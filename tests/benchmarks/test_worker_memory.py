@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.worker_memory import FORMS, parse_smaps_rollup, read_rollup, reading, scale_questions, table
+from benchmarks.worker_memory import parse_smaps_rollup, read_rollup, reading, scale_questions, table
 
 SIZE = 64 * 2**20  # the shared file: large against the few MB other mappings move by
 PAGE = mmap.PAGESIZE
@@ -93,9 +93,7 @@ def test_reading_lists_a_parent_and_its_children_in_mb():
 
 def test_scale_questions_are_the_questions_scale_py_asks():
     """scale.py's own `_loop_times` asks, with a loop that only records, what `scale_questions` replays."""
-    import numpy as np
-
-    from benchmarks.scale import Sampler, _loop_times, vocabulary
+    from benchmarks.scale import QUESTION_FORMS, _loop_times, worker_texts
 
     class Recorder:
         def __init__(self) -> None:
@@ -109,11 +107,10 @@ def test_scale_questions_are_the_questions_scale_py_asks():
             self.asked.append(request.query)
 
     chunks, queries, questions = 1000, 5, 4
-    sampler, rng = Sampler(*vocabulary(), seed=7), np.random.default_rng(7)  # worker(): seed 0 + 7
-    texts = [" ".join(sampler.content(int(rng.integers(2, 6)))) for _ in range(queries)]
-    rng.choice(chunks, size=20, replace=False)  # worker()'s self-check rows
+    texts, rows, drawn, _ = worker_texts(chunks, queries, questions, seed=0)  # what worker() draws
     recorder = Recorder()
-    _loop_times(recorder, sampler, rng, questions)
+    _loop_times(recorder, drawn)
     asked, replayed = scale_questions(chunks, queries=queries, questions=questions)
     assert (asked, replayed) == (recorder.asked, texts) and len(asked) == questions + 1
-    assert [q.split()[0] for q in asked] == [form.split()[0] for form in (*FORMS, FORMS[0])]
+    assert len(rows) == 20 and len(set(rows.tolist())) == 20
+    assert [q.split()[0] for q in asked] == [form.split()[0] for form in (*QUESTION_FORMS, QUESTION_FORMS[0])]

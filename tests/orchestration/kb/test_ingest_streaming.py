@@ -22,6 +22,7 @@ from orchestration.kb.documents import Document, iter_documents
 from orchestration.kb.ingest import _chunk_documents, ingest
 from orchestration.kb.metadata import FieldMap
 from orchestration.kb.store import ChunkStore, write_store
+from orchestration.retrieval import bm25
 from orchestration.retrieval.bm25 import BM25Index
 from orchestration.retrieval.dense import DenseIndex
 from orchestration.retrieval.filters import FilterColumns
@@ -47,12 +48,13 @@ ROWS = [["valve", "check", "valve"], [], ["check"], ["fuel", "burn", "fuel", "fu
 @pytest.mark.parametrize("block_rows", [1, 2, 3, 8192])
 @pytest.mark.parametrize("weight_slice", [1, 3, 1 << 22])
 def test_the_bm25_builder_gives_the_index_built_from_every_row_at_once(monkeypatch, block_rows, weight_slice):
+    reference = BM25Index.build(ROWS)  # every posting weighed at once
     monkeypatch.setattr(bm25_build, "BLOCK_ROWS", block_rows)
-    monkeypatch.setattr(bm25_build, "WEIGHT_SLICE", weight_slice)
+    monkeypatch.setattr(bm25, "WEIGHT_SLICE", weight_slice)
     builder = BM25Builder()
     for tokens in ROWS:
         builder.add(tokens)
-    _same_bm25(builder.finish(), BM25Index.build(ROWS))
+    _same_bm25(builder.finish(), reference)
 
 
 def test_the_bm25_builder_of_random_rows_matches_to_the_bit(monkeypatch):
